@@ -1,0 +1,69 @@
+import { parseArgs } from 'node:util';
+
+export interface RunCommand {
+  readonly command: 'run';
+  readonly query: string;
+  readonly model: string;
+  readonly maxSteps: number;
+  readonly deadlineMs: number | undefined;
+  readonly json: boolean;
+}
+
+export type CliCommand = RunCommand | { readonly command: 'help' };
+
+/** A bad command line: printed with its code, exit status 2. */
+export class UsageError extends Error {
+  readonly code = 'INVALID_PARAMETER';
+}
+
+export const USAGE = `Usage: reins run --query "..." [--model demo | script:FILE] [--max-steps N] [--deadline-ms N] [--json]
+
+  --query, -q      the question for the agent (required)
+  --model, -m      demo (default: offline, rule-based, labeled) or script:FILE (a JSONL reply script)
+  --max-steps      model steps (default 8 for the CLI); the last step offers no tools
+  --deadline-ms    wall-clock budget for the run (default 60000)
+  --json           print the run record as JSON instead of the live trace
+
+Exit status: 0 success, 1 error, 2 usage, 3 stopped by a limit, 130 cancelled.`;
+
+export function parseCli(argv: readonly string[]): CliCommand {
+  const [command, ...rest] = argv;
+  if (command === undefined || command === 'help' || command === '--help' || command === '-h')
+    return { command: 'help' };
+  if (command !== 'run') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        query: { type: 'string', short: 'q' },
+        model: { type: 'string', short: 'm', default: 'demo' },
+        'max-steps': { type: 'string', default: '8' },
+        'deadline-ms': { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (thrown) {
+    throw new UsageError((thrown as Error).message);
+  }
+  const query = values.query?.trim();
+  if (query === undefined || query === '') throw new UsageError('--query is required and must not be blank');
+  return {
+    command: 'run',
+    query,
+    model: values.model,
+    maxSteps: positiveInt('--max-steps', values['max-steps']),
+    deadlineMs:
+      values['deadline-ms'] === undefined ? undefined : positiveInt('--deadline-ms', values['deadline-ms']),
+    json: values.json,
+  };
+}
+
+function positiveInt(flag: string, text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
+  return value;
+}

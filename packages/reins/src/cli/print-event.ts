@@ -1,0 +1,52 @@
+import type { RunEvent } from '../events.js';
+
+const MAX = 240;
+
+/** One run event as a line (or two) of the live trace; `undefined` for events not shown. */
+export function formatEvent(event: RunEvent): string | undefined {
+  switch (event.type) {
+    case 'start':
+      return `run ${event.runId} · model ${event.model}${event.demo ? ' (DEMO: no model configured, answers are rule-based)' : ''} · tools ${event.tools.join(', ') || 'none'} · max ${event.limits.maxSteps} steps, deadline ${event.limits.deadlineMs} ms`;
+    case 'step':
+      switch (event.phase) {
+        case 'reason': {
+          const head = `[${event.index}] Reason  (${ms(event.durationMs)}, ${event.parse.ok ? event.parse.via : `unparsed: ${event.parse.failure}`}${event.toolsOffered ? '' : ', no tools'})`;
+          const d = event.decision;
+          if (d === undefined) return `${head} ${clip(event.raw)}`;
+          const thought = d.thought === '' ? '' : ` ${clip(d.thought)}`;
+          const next =
+            d.kind === 'action'
+              ? `→ ${d.action} ${clip(JSON.stringify(d.input))}`
+              : d.kind === 'ask'
+                ? '→ ask the user'
+                : '→ final answer';
+          return `${head}${thought}\n    ${next}`;
+        }
+        case 'act':
+          return `[${event.index}] Act     ${event.tool} ${clip(JSON.stringify(event.input))}  (act ${event.actId})`;
+        case 'observe': {
+          const o = event.observation;
+          const body = o.status === 'ok' ? JSON.stringify(o.result) : `${o.error?.code}: ${o.error?.message}`;
+          return `[${event.index}] Observe ${o.status} (${ms(o.durationMs)}) ${clip(body ?? '')}`;
+        }
+      }
+      return undefined;
+    case 'message': {
+      const label = event.intent === 'ask' ? 'Question' : event.intent === 'notice' ? 'Notice' : 'Answer';
+      return `${label}${event.format === 'raw' ? ' (raw: the model reply was not valid structured output)' : ''}: ${event.text}`;
+    }
+    case 'error':
+      return `Error ${event.code}: ${event.message}`;
+    case 'done':
+      return `done: ${event.status}${event.stopReason ? ` (${event.stopReason})` : ''} · ${event.steps} model step(s) · ${event.usage.inputTokens}+${event.usage.outputTokens} tokens · ${ms(event.durationMs)}`;
+  }
+}
+
+function ms(value: number): string {
+  return `${value < 10 ? value.toFixed(1) : Math.round(value)} ms`;
+}
+
+function clip(text: string): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length > MAX ? `${flat.slice(0, MAX)}…` : flat;
+}

@@ -1,0 +1,130 @@
+import JSON5 from 'json5';
+import { jsonrepair } from 'jsonrepair';
+import type { z } from 'zod';
+import { balancedObjects, fencedBlocks, nestingDepth } from './json-candidates.js';
+
+/** How the JSON was obtained: as-is, cut out of surrounding text, or after the one repair. */
+export type ParseVia = 'clean' | 'extracted' | 'repaired';
+
+export type ParseFailure =
+  'empty' | 'too_large' | 'too_deep' | 'no_json' | 'invalid_json' | 'not_an_object' | 'schema';
+
+export type StructuredParse<T> =
+  | { readonly ok: true; readonly value: T; readonly via: ParseVia; readonly raw: string }
+  | {
+      readonly ok: false;
+      readonly raw: string;
+      readonly failure: ParseFailure;
+      readonly message: string;
+      /** Set when JSON was found but failed the schema. */
+      readonly via?: ParseVia;
+    };
+
+export interface ParseLimits {
+  /** Longest text considered at all (characters). */
+  readonly maxChars: number;
+  /** Longest candidate handed to the repair step (jsonrepair is roughly quadratic). */
+  readonly maxRepairChars: number;
+  /** Deepest bracket nesting accepted. */
+  readonly maxDepth: number;
+}
+
+export const DEFAULT_PARSE_LIMITS: ParseLimits = Object.freeze({
+  maxChars: 100_000,
+  maxRepairChars: 32_000,
+  maxDepth: 32,
+});
+
+type JsonFound =
+  { value: Record<string, unknown>; via: ParseVia } | { failure: ParseFailure; message: string };
+
+/**
+ * Strict JSON → extraction (code fences, prose around, first balanced object) → exactly one
+ * repair (JSON5, then jsonrepair, of one candidate) → `schema`. Total: never throws, keeps
+ * `raw` on every path, and refuses a repair that turns the object into another shape.
+ */
+export function parseStructured<T>(
+  raw: string,
+  schema: z.ZodType<T>,
+  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+): StructuredParse<T> {
+  try {
+    const found = findJsonObject(raw, limits);
+    if ('failure' in found) return { ok: false, raw, failure: found.failure, message: found.message };
+    const checked = schema.safeParse(found.value);
+    if (checked.success) return { ok: true, value: checked.data, via: found.via, raw };
+    const issues = checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    return { ok: false, raw, failure: 'schema', message: issues.join('; '), via: found.via };
+  } catch (thrown) {
+    // A library bug (e.g. RangeError deep inside a parser) must not escape: the raw text is kept.
+    return { ok: false, raw, failure: 'invalid_json', message: `parser failed: ${String(thrown)}` };
+  }
+}
+
+function findJsonObject(raw: unknown, limits: ParseLimits): JsonFound {
+  if (typeof raw !== 'string' || raw.trim() === '') return { failure: 'empty', message: 'empty reply' };
+  if (raw.length > limits.maxChars) {
+    return { failure: 'too_large', message: `reply longer than ${limits.maxChars} characters` };
+  }
+  if (nestingDepth(raw) > limits.maxDepth) {
+    return { failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` };
+  }
+  const text = raw.trim();
+  const clean = tryJson(text);
+  if (clean !== undefined) return asObject(clean, 'clean');
+
+  const fences = fencedBlocks(text);
+  const { complete, truncated } = balancedObjects(text);
+  for (const candidate of [...fences, ...complete]) {
+    const value = tryJson(candidate);
+    if (value !== undefined && isPlainObject(value)) return { value, via: 'extracted' };
+  }
+  const target = fences[0] ?? complete[0] ?? truncated;
+  if (target === undefined) return { failure: 'no_json', message: 'no JSON object in the reply' };
+  return repairOnce(target, limits);
+}
+
+function repairOnce(candidate: string, limits: ParseLimits): JsonFound {
+  if (candidate.length > limits.maxRepairChars) {
+    return { failure: 'too_large', message: `candidate longer than ${limits.maxRepairChars} characters` };
+  }
+  const viaJson5 = tryJson5(candidate);
+  if (viaJson5 !== undefined) return asObject(viaJson5, 'repaired');
+  try {
+    const repaired = jsonrepair(candidate);
+    const value = tryJson(repaired);
+    if (value === undefined) return { failure: 'invalid_json', message: 'repair produced no JSON' };
+    return asObject(value, 'repaired');
+  } catch (thrown) {
+    return {
+      failure: 'invalid_json',
+      message: `not repairable: ${thrown instanceof Error ? thrown.message : ''}`,
+    };
+  }
+}
+
+function asObject(value: unknown, via: ParseVia): JsonFound {
+  if (isPlainObject(value)) return { value, via };
+  const shape = Array.isArray(value) ? 'an array' : value === null ? 'null' : `a ${typeof value}`;
+  return { failure: 'not_an_object', message: `expected a JSON object, got ${shape}` };
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function tryJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function tryJson5(text: string): unknown {
+  try {
+    return JSON5.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}

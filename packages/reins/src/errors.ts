@@ -1,0 +1,52 @@
+/**
+ * Error codes that cross a boundary (tool → loop → model, loop → client). They are data:
+ * the loop reacts to the code, never to the message text.
+ */
+export const ERROR_CODES = [
+  'INVALID_PARAMETER', // the model can correct itself (wrong or extra input keys)
+  'UNKNOWN_TOOL', // the model named a tool that is not offered
+  'REPEATED_ACTION', // same tool + canonically equal input as an earlier step
+  'NOT_FOUND',
+  'PERMISSION_DENIED',
+  'SERVICE_UNAVAILABLE',
+  'TIMEOUT',
+  'RATE_LIMITED',
+  'CANCELLED',
+  'INVALID_OUTPUT', // the tool's result failed its output schema
+  'CHECK_FAILED', // the tool's result failed its business rule
+  'MODEL_FAILED', // the model call returned an error
+  'INTERNAL', // a bug: a tool or model broke its contract
+] as const;
+
+export type ErrorCode = (typeof ERROR_CODES)[number];
+
+export interface ErrorData {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details?: unknown;
+}
+
+/**
+ * What a tool throws to report a typed failure. Anything else a tool throws is reported as
+ * `INTERNAL` (with the message kept), because an untyped throw is a bug in the tool.
+ */
+export class ToolError extends Error {
+  readonly code: ErrorCode;
+  readonly details: unknown;
+
+  constructor(code: ErrorCode, message: string, details?: unknown) {
+    super(message);
+    this.name = 'ToolError';
+    this.code = code;
+    this.details = details;
+  }
+}
+
+export function isErrorCode(value: unknown): value is ErrorCode {
+  return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
+}
+
+export function describeThrown(thrown: unknown): string {
+  if (thrown instanceof Error) return thrown.message;
+  return typeof thrown === 'string' ? thrown : (JSON.stringify(thrown) ?? String(thrown));
+}

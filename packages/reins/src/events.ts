@@ -1,0 +1,104 @@
+import type { Decision, ParseFailure, ParseVia } from './decision/index.js';
+import type { ErrorCode } from './errors.js';
+import type { RunLimits } from './limits.js';
+import type { Usage } from './model.js';
+import type { Observation } from './observation.js';
+
+export type RunStatus = 'success' | 'stopped' | 'cancelled' | 'error';
+
+/** Which limit ended a `stopped` run. */
+export type StopReason = 'max_steps' | 'repeated_action' | 'deadline';
+
+export type StepPhase = 'reason' | 'act' | 'observe';
+
+interface EventBase {
+  readonly runId: string;
+  /** 0-based position in the run's event log (SSE `id:`). */
+  readonly seq: number;
+  /** Epoch ms when the event was emitted. */
+  readonly at: number;
+}
+
+interface StepBase extends EventBase {
+  readonly type: 'step';
+  /** 1-based model step this phase belongs to. */
+  readonly index: number;
+  readonly startedAt: number;
+  readonly endedAt: number;
+  readonly durationMs: number;
+}
+
+export interface StartEvent extends EventBase {
+  readonly type: 'start';
+  readonly agent: string;
+  readonly model: string;
+  readonly demo: boolean;
+  readonly query: string;
+  readonly tools: readonly string[];
+  readonly limits: RunLimits;
+}
+
+export interface ReasonStep extends StepBase {
+  readonly phase: 'reason';
+  readonly toolsOffered: boolean;
+  readonly raw: string;
+  readonly usage: Usage;
+  readonly parse:
+    | { readonly ok: true; readonly via: ParseVia }
+    | { readonly ok: false; readonly failure: ParseFailure; readonly message: string };
+  readonly decision?: Decision;
+}
+
+export interface ActStep extends StepBase {
+  readonly phase: 'act';
+  readonly actId: string;
+  readonly tool: string;
+  readonly input: unknown;
+}
+
+export interface ObserveStep extends StepBase {
+  readonly phase: 'observe';
+  readonly actId: string;
+  readonly observation: Observation;
+}
+
+export type StepEvent = ReasonStep | ActStep | ObserveStep;
+
+/**
+ * The reply for the user. `format: "raw"` means the model's text could not be parsed even
+ * after the one repair and is shown as it came, labeled. `intent: "notice"` is the
+ * runtime's explanation of a stop.
+ */
+export interface MessageEvent extends EventBase {
+  readonly type: 'message';
+  readonly text: string;
+  readonly format: 'structured' | 'raw';
+  readonly intent: 'answer' | 'ask' | 'notice';
+  readonly demo: boolean;
+}
+
+export interface ErrorEvent extends EventBase {
+  readonly type: 'error';
+  readonly code: ErrorCode;
+  readonly message: string;
+}
+
+export interface DoneEvent extends EventBase {
+  readonly type: 'done';
+  readonly status: RunStatus;
+  readonly stopReason?: StopReason;
+  /** Model steps that completed (the last completed step on cancel). */
+  readonly steps: number;
+  readonly usage: Usage;
+  readonly durationMs: number;
+}
+
+/** `start → step* → message → done`; a failure is `… → error → done`. */
+export type RunEvent = StartEvent | StepEvent | MessageEvent | ErrorEvent | DoneEvent;
+
+/** An event before the log stamps it with run id, sequence number and time. */
+export type EventDraft = RunEvent extends infer E
+  ? E extends RunEvent
+    ? Omit<E, 'runId' | 'seq' | 'at'>
+    : never
+  : never;

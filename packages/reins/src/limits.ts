@@ -1,0 +1,37 @@
+/**
+ * The hard bounds of one run. Configuration, reported in the `start` event and the record.
+ */
+export interface RunLimits {
+  /** Model calls per run. The last one offers no tools, so tool rounds ≤ maxSteps − 1. */
+  readonly maxSteps: number;
+  /** Wall-clock budget for the whole run (ms). */
+  readonly deadlineMs: number;
+  /** Timeout for a tool call when the tool declares none (ms). */
+  readonly toolTimeoutMs: number;
+  /** Most recent steps shown to the model in full; older observations are summarized. */
+  readonly historyFullSteps: number;
+  /** Characters of an older observation kept in its summary. */
+  readonly summaryChars: number;
+  /** Characters of any observation shown to the model (the record keeps it whole). */
+  readonly observationChars: number;
+}
+
+export const DEFAULT_LIMITS: RunLimits = Object.freeze({
+  maxSteps: 4,
+  deadlineMs: 60_000,
+  toolTimeoutMs: 15_000,
+  historyFullSteps: 2,
+  summaryChars: 200,
+  observationChars: 4_000,
+});
+
+/** Merges overrides onto the defaults; throws on values that would disable a bound. */
+export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLimits {
+  const limits = { ...DEFAULT_LIMITS, ...overrides };
+  for (const [key, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < (key === 'historyFullSteps' ? 0 : 1)) {
+      throw new RangeError(`limit ${key} must be a positive integer, got ${String(value)}`);
+    }
+  }
+  return Object.freeze(limits);
+}

@@ -1,0 +1,108 @@
+import type { RunEvent } from '../events.js';
+import { resolveLimits, type RunLimits } from '../limits.js';
+import type { Model } from '../model.js';
+import { ANONYMOUS, type Principal } from '../principal.js';
+import { buildRunRecord, type RunRecord } from '../record.js';
+import type { AnyTool } from '../tool.js';
+import { withDefaults, type RunDeps } from '../util/deps.js';
+import { describeThrown } from '../errors.js';
+import { EventLog } from './event-log.js';
+import { PromptBuilder } from './prompt.js';
+import { DEADLINE, runLoop } from './run-loop.js';
+import { toolRegistry, toolSpec } from './tool-catalog.js';
+
+export interface RunAgentOptions {
+  readonly query: string;
+  readonly model: Model;
+  readonly tools: readonly AnyTool[];
+  /** The authenticated caller (from the server, never from the model). */
+  readonly principal?: Principal;
+  readonly limits?: Partial<RunLimits>;
+  /** Aborting it cancels the run at once: the in-flight model or tool call is aborted too. */
+  readonly signal?: AbortSignal;
+  /** Prepended to the system prompt (the agent's role and rules). */
+  readonly instructions?: string;
+  readonly agent?: string;
+  readonly runId?: string;
+  readonly deps?: Partial<RunDeps>;
+}
+
+/** A started run: iterate it for live events (each iterator replays from `start`). */
+export interface AgentRun extends AsyncIterable<RunEvent> {
+  readonly runId: string;
+  /** The log so far (append-only). */
+  readonly events: readonly RunEvent[];
+  /** Settles when the run has ended; never rejects. */
+  readonly result: Promise<RunRecord>;
+  /** Cancels the run (status `cancelled`). No model or tool call starts afterwards. */
+  cancel(): void;
+}
+
+/**
+ * Starts a bounded ReAct run. Programmer mistakes (duplicate tool names, invalid limits)
+ * throw here, synchronously; everything that happens during the run is reported as events.
+ */
+export function runAgent(options: RunAgentOptions): AgentRun {
+  const deps = withDefaults(options.deps);
+  const limits = resolveLimits(options.limits);
+  const registry = toolRegistry(options.tools);
+  const specs = options.tools.map(toolSpec);
+  const runId = options.runId ?? deps.newId();
+  const log = new EventLog(runId, deps.now);
+
+  const controller = new AbortController();
+  const cancel = (): void => controller.abort(new Error('cancelled'));
+  const external = options.signal;
+  if (external?.aborted) cancel();
+  else external?.addEventListener('abort', cancel, { once: true });
+  const deadline = deps.setTimer(() => controller.abort(DEADLINE), limits.deadlineMs);
+
+  const finished = runLoop({
+    agent: options.agent ?? 'react',
+    model: options.model,
+    specs,
+    prompt: new PromptBuilder(options.query, specs, limits, options.instructions),
+    limits,
+    log,
+    deps,
+    act: {
+      registry,
+      principal: options.principal ?? ANONYMOUS,
+      runId,
+      signal: controller.signal,
+      defaultTimeoutMs: limits.toolTimeoutMs,
+      deps,
+    },
+  })
+    .catch((thrown: unknown) => {
+      // A bug in the loop itself: still close the log so no consumer hangs.
+      if (!log.closed) {
+        log.append({
+          type: 'error',
+          code: 'INTERNAL',
+          message: `reins loop failed: ${describeThrown(thrown)}`,
+        });
+        log.append({
+          type: 'done',
+          status: 'error',
+          steps: 0,
+          usage: { inputTokens: 0, outputTokens: 0 },
+          durationMs: 0,
+        });
+      }
+    })
+    .finally(() => {
+      deps.clearTimer(deadline);
+      external?.removeEventListener('abort', cancel);
+    });
+
+  return {
+    runId,
+    get events() {
+      return log.events;
+    },
+    result: finished.then(() => buildRunRecord(log.events)),
+    cancel,
+    [Symbol.asyncIterator]: () => log.follow(),
+  };
+}

@@ -1,0 +1,14 @@
+import type { StopReason } from '../events.js';
+import type { RunLimits } from '../limits.js';
+
+/** The user-facing explanation of a stop: which limit, in words. */
+export function stopNotice(reason: StopReason, limits: RunLimits): string {
+  switch (reason) {
+    case 'max_steps':
+      return `Stopped: the step limit (${limits.maxSteps} model steps) was reached before a final answer.`;
+    case 'repeated_action':
+      return 'Stopped: the model repeated an action it had already taken and gave no final answer.';
+    case 'deadline':
+      return `Stopped: the run's deadline (${limits.deadlineMs} ms) passed before a final answer.`;
+  }
+}

@@ -1,0 +1,2 @@
+// Node-only helpers (file system). Kept out of the root entry so the core stays web-standard.
+export { loadScriptModel } from './load-script.js';

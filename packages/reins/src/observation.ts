@@ -1,0 +1,32 @@
+import type { ErrorCode } from './errors.js';
+
+/**
+ * Which layer produced a failed observation: the runtime refused the call before the tool
+ * ran (`input`, `guard`), the tool failed (`status`), or its result failed the output
+ * schema (`schema`) or the business rule (`check`).
+ */
+export type ObservationLayer = 'input' | 'guard' | 'status' | 'schema' | 'check';
+
+export type ObservationStatus = 'ok' | 'error' | 'timeout' | 'rejected';
+
+export interface ObservationError {
+  readonly code: ErrorCode;
+  readonly message: string;
+  readonly details?: unknown;
+  readonly layer: ObservationLayer;
+}
+
+/**
+ * What the model sees after an act, already checked (status → schema → rule) and
+ * sanitized. `rejected` means the tool never ran (unknown tool, invalid input, repeat).
+ */
+export interface Observation {
+  readonly actId: string;
+  readonly tool: string;
+  readonly status: ObservationStatus;
+  readonly result?: unknown;
+  readonly error?: ObservationError;
+  /** What produced it: `tool:<name>` or `runtime` (refused before the tool ran). */
+  readonly source: string;
+  readonly durationMs: number;
+}

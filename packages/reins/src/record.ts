@@ -1,0 +1,110 @@
+import type { RunEvent, RunStatus, StepEvent, StopReason } from './events.js';
+import type { RunLimits } from './limits.js';
+
+export const RUN_RECORD_VERSION = 1;
+
+/** One reason / act / observe entry of the audit record. */
+export interface RecordStep {
+  readonly index: number;
+  readonly phase: StepEvent['phase'];
+  readonly act_id?: string;
+  readonly started_at: string;
+  readonly ended_at: string;
+  readonly duration_ms: number;
+  readonly detail: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The audit record of a run: a versioned, snake_case JSON document derived from the event
+ * log (the log is the evidence; this is a projection of it, never a second source).
+ */
+export interface RunRecord {
+  readonly schema_version: typeof RUN_RECORD_VERSION;
+  readonly run_id: string;
+  readonly agent: string;
+  readonly model: string;
+  readonly demo: boolean;
+  readonly query: string;
+  readonly status: RunStatus;
+  readonly stop_reason?: StopReason;
+  /** Never blank: the answer, the stop notice, or what went wrong. */
+  readonly final_answer: string;
+  readonly format: 'structured' | 'raw';
+  readonly intent: 'answer' | 'ask' | 'notice' | 'error' | 'cancelled';
+  readonly error?: { readonly code: string; readonly message: string };
+  readonly limits: RunLimits;
+  readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
+  readonly model_steps: number;
+  readonly started_at: string;
+  readonly ended_at: string;
+  readonly duration_ms: number;
+  readonly steps: readonly RecordStep[];
+}
+
+export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
+  const start = events.find((e) => e.type === 'start');
+  const done = events.findLast((e) => e.type === 'done');
+  if (start?.type !== 'start' || done?.type !== 'done') {
+    throw new Error('buildRunRecord needs a complete log (start … done)');
+  }
+  const message = events.findLast((e) => e.type === 'message');
+  const error = events.findLast((e) => e.type === 'error');
+  const steps = events.filter((e): e is StepEvent => e.type === 'step').map(recordStep);
+  const answer =
+    message?.type === 'message'
+      ? { final_answer: message.text, format: message.format, intent: message.intent }
+      : error?.type === 'error'
+        ? { final_answer: error.message, format: 'structured' as const, intent: 'error' as const }
+        : {
+            final_answer: `The run was cancelled after ${done.steps} completed step(s).`,
+            format: 'structured' as const,
+            intent: 'cancelled' as const,
+          };
+  return {
+    schema_version: RUN_RECORD_VERSION,
+    run_id: start.runId,
+    agent: start.agent,
+    model: start.model,
+    demo: start.demo,
+    query: start.query,
+    status: done.status,
+    ...(done.stopReason === undefined ? {} : { stop_reason: done.stopReason }),
+    ...answer,
+    ...(error?.type === 'error' ? { error: { code: error.code, message: error.message } } : {}),
+    limits: start.limits,
+    usage: { input_tokens: done.usage.inputTokens, output_tokens: done.usage.outputTokens },
+    model_steps: done.steps,
+    started_at: new Date(start.at).toISOString(),
+    ended_at: new Date(done.at).toISOString(),
+    duration_ms: done.durationMs,
+    steps,
+  };
+}
+
+function recordStep(event: StepEvent): RecordStep {
+  const base = {
+    index: event.index,
+    phase: event.phase,
+    started_at: new Date(event.startedAt).toISOString(),
+    ended_at: new Date(event.endedAt).toISOString(),
+    duration_ms: event.durationMs,
+  };
+  switch (event.phase) {
+    case 'reason':
+      return {
+        ...base,
+        detail: {
+          thought: event.decision?.thought ?? null,
+          decision: event.decision ?? null,
+          parse: event.parse,
+          raw: event.raw,
+          tools_offered: event.toolsOffered,
+          usage: event.usage,
+        },
+      };
+    case 'act':
+      return { ...base, act_id: event.actId, detail: { tool: event.tool, input: event.input } };
+    case 'observe':
+      return { ...base, act_id: event.actId, detail: { observation: event.observation } };
+  }
+}

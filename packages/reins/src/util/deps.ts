@@ -1,0 +1,31 @@
+/**
+ * Side effects the loop needs, injectable so tests can fake them without patching modules.
+ * Defaults use only web-standard globals (no `node:` imports in the core).
+ */
+export interface RunDeps {
+  /** Wall clock, epoch milliseconds (timestamps in events). */
+  now(): number;
+  /** Monotonic milliseconds (durations). */
+  monotonic(): number;
+  /** UUIDv4 for run ids and act ids. */
+  newId(): string;
+  setTimer(callback: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+export const defaultDeps: RunDeps = Object.freeze({
+  now: () => Date.now(),
+  monotonic: () => performance.now(),
+  newId: () => crypto.randomUUID(),
+  setTimer: (callback: () => void, ms: number): unknown => {
+    const handle = setTimeout(callback, ms);
+    // A pending deadline must not keep a finished CLI process alive.
+    (handle as { unref?: () => void }).unref?.();
+    return handle;
+  },
+  clearTimer: (handle: unknown) => clearTimeout(handle as ReturnType<typeof setTimeout>),
+});
+
+export function withDefaults(deps: Partial<RunDeps> | undefined): RunDeps {
+  return deps === undefined ? defaultDeps : { ...defaultDeps, ...deps };
+}

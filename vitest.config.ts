@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (path: string): string => fileURLToPath(new URL(`./packages/reins/src/${path}`, import.meta.url));
+
+// Tests run against the TypeScript sources, not dist/, so a stale build can never hide a bug.
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^reins$/, replacement: src('index.ts') },
+      { find: /^reins\/testing$/, replacement: src('testing.ts') },
+      { find: /^reins\/node$/, replacement: src('node/index.ts') },
+    ],
+  },
+  test: {
+    include: ['packages/*/test/**/*.test.ts', 'bench/**/*.test.ts'],
+    testTimeout: 20_000,
+    reporters: process.env.CI ? ['default', 'json'] : ['default'],
+    outputFile: process.env.CI ? { json: '.ci/vitest-report.json' } : undefined,
+  },
+});
