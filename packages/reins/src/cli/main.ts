@@ -9,28 +9,36 @@ import { formatEvent } from './print-event.js';
 
 const EXIT: Readonly<Record<RunStatus, number>> = { success: 0, error: 1, stopped: 3, cancelled: 130 };
 
-export async function main(argv: readonly string[]): Promise<number> {
+/** Where the CLI writes; injectable so tests capture output without patching `process`. */
+export interface CliIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+const processIo: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
+
+export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
   let command;
   try {
     command = parseCli(argv);
   } catch (thrown) {
     if (!(thrown instanceof UsageError)) throw thrown;
-    process.stderr.write(`reins: ${thrown.code}: ${thrown.message}\n\n${USAGE}\n`);
+    io.err(`reins: ${thrown.code}: ${thrown.message}\n\n${USAGE}\n`);
     return 2;
   }
   if (command.command === 'help') {
-    process.stdout.write(`${USAGE}\n`);
+    io.out(`${USAGE}\n`);
     return 0;
   }
-  return run(command);
+  return run(command, io);
 }
 
-async function run(command: RunCommand): Promise<number> {
+async function run(command: RunCommand, io: CliIo): Promise<number> {
   let model: Model;
   try {
     model = await chooseModel(command.model);
   } catch (thrown) {
-    process.stderr.write(`reins: INVALID_PARAMETER: ${(thrown as Error).message}\n`);
+    io.err(`reins: INVALID_PARAMETER: ${(thrown as Error).message}\n`);
     return 2;
   }
   const controller = new AbortController();
@@ -50,12 +58,12 @@ async function run(command: RunCommand): Promise<number> {
   if (!command.json) {
     for await (const event of agentRun) {
       const line = formatEvent(event);
-      if (line !== undefined) process.stdout.write(`${line}\n`);
+      if (line !== undefined) io.out(`${line}\n`);
     }
   }
   const record = await agentRun.result;
   process.off('SIGINT', onSigint);
-  if (command.json) process.stdout.write(`${JSON.stringify(record, null, 2)}\n`);
+  if (command.json) io.out(`${JSON.stringify(record, null, 2)}\n`);
   return EXIT[record.status];
 }
 

@@ -72,3 +72,20 @@ export function nestingDepth(text: string): number {
   }
   return max;
 }
+
+/**
+ * Maximum nesting of a parsed value (an object or array counts 1, like a bracket in
+ * `nestingDepth`). Iterative, so a value too deep for recursion is measured, not thrown on.
+ * Stops early once `limit` is exceeded.
+ */
+export function valueDepth(value: unknown, limit = Infinity): number {
+  let max = 0;
+  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
+  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
+    if (typeof top.value !== 'object' || top.value === null) continue;
+    if (top.depth > max) max = top.depth;
+    if (max > limit) return max;
+    for (const child of Object.values(top.value)) stack.push({ value: child, depth: top.depth + 1 });
+  }
+  return max;
+}

@@ -1,7 +1,7 @@
 import JSON5 from 'json5';
 import { jsonrepair } from 'jsonrepair';
 import type { z } from 'zod';
-import { balancedObjects, fencedBlocks, nestingDepth } from './json-candidates.js';
+import { balancedObjects, fencedBlocks, nestingDepth, valueDepth } from './json-candidates.js';
 
 /** How the JSON was obtained: as-is, cut out of surrounding text, or after the one repair. */
 export type ParseVia = 'clean' | 'extracted' | 'repaired';
@@ -51,6 +51,11 @@ export function parseStructured<T>(
   try {
     const found = findJsonObject(raw, limits);
     if ('failure' in found) return { ok: false, raw, failure: found.failure, message: found.message };
+    // The text scan above can be misled (a stray `"` in prose, a `"` inside a single-quoted
+    // string), so the cap is enforced again on the value itself: callers recurse into it.
+    if (valueDepth(found.value, limits.maxDepth) > limits.maxDepth) {
+      return { ok: false, raw, failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` };
+    }
     const checked = schema.safeParse(found.value);
     if (checked.success) return { ok: true, value: checked.data, via: found.via, raw };
     const issues = checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
@@ -79,9 +84,21 @@ function findJsonObject(raw: unknown, limits: ParseLimits): JsonFound {
     const value = tryJson(candidate);
     if (value !== undefined && isPlainObject(value)) return { value, via: 'extracted' };
   }
-  const target = fences[0] ?? complete[0] ?? truncated;
+  const target = repairTarget(text, fences, complete[0] ?? truncated);
   if (target === undefined) return { failure: 'no_json', message: 'no JSON object in the reply' };
   return repairOnce(target, limits);
+}
+
+/**
+ * The first fence, else the first object. A fence whose object does not close inside it was
+ * cut short by a ``` inside a string value (a code block in `final`): the candidate is then
+ * the object that starts there and closes after it, so repair does not drop the tail.
+ */
+function repairTarget(text: string, fences: string[], object: string | undefined): string | undefined {
+  const fence = fences[0];
+  if (fence === undefined) return object;
+  if (balancedObjects(fence, 1).truncated === undefined) return fence;
+  return balancedObjects(text.slice(text.indexOf(fence)), 1).complete[0] ?? fence;
 }
 
 function repairOnce(candidate: string, limits: ParseLimits): JsonFound {

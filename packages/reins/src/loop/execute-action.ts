@@ -82,20 +82,47 @@ export async function executeAction(request: ActRequest, env: ActEnv): Promise<O
     );
   }
 
-  const controller = new AbortController();
-  const onRunAbort = (): void => controller.abort(env.signal.reason);
+  // The tool's signal aborts with the run or at the tool's timeout. Its AbortController is
+  // created only when the tool reads `ctx.signal` (one costs microseconds; most tools never
+  // look), already aborted if the stop came first. `abandon` settles the race at once.
+  let stopped: { readonly reason: unknown } | undefined;
+  let controller: AbortController | undefined;
+  let abandon: ((reason: unknown) => void) | undefined;
+  const stop = (reason: unknown): void => {
+    if (stopped !== undefined) return;
+    stopped = { reason };
+    abandon?.(reason);
+    controller?.abort(reason);
+  };
+  const onRunAbort = (): void => stop(env.signal.reason);
   if (env.signal.aborted) onRunAbort();
   else env.signal.addEventListener('abort', onRunAbort, { once: true });
   const timeoutMs = tool.timeoutMs ?? env.defaultTimeoutMs;
-  const timer = env.deps.setTimer(() => controller.abort(TOOL_TIMEOUT), timeoutMs);
-  const ctx: ToolContext = { principal: env.principal, runId: env.runId, actId, signal: controller.signal };
+  const timer = env.deps.setTimer(() => stop(TOOL_TIMEOUT), timeoutMs);
+  const ctx: ToolContext = {
+    principal: env.principal,
+    runId: env.runId,
+    actId,
+    get signal(): AbortSignal {
+      if (controller === undefined) {
+        controller = new AbortController();
+        if (stopped !== undefined) controller.abort(stopped.reason);
+      }
+      return controller.signal;
+    },
+  };
 
   let output: unknown;
   try {
-    output = await untilAborted(() => tool.run(input.data, ctx), controller.signal);
+    // Resolves with the tool's result, or rejects as soon as the tool is stopped (abandoned).
+    output = await new Promise<unknown>((resolve, reject) => {
+      if (stopped !== undefined) return reject(stopped.reason);
+      abandon = reject;
+      new Promise<unknown>((inner) => inner(tool.run(input.data, ctx))).then(resolve, reject);
+    });
   } catch (thrown) {
-    if (controller.signal.aborted) {
-      return controller.signal.reason === TOOL_TIMEOUT
+    if (stopped !== undefined) {
+      return stopped.reason === TOOL_TIMEOUT
         ? observe('timeout', { code: 'TIMEOUT', message: `${tool.name} took longer than ${timeoutMs} ms` })
         : observe('error', { code: 'CANCELLED', message: 'the run was stopped while the tool ran' });
     }
@@ -137,26 +164,6 @@ function runCheck(
   }
   if (result === true) return true;
   return typeof result === 'string' ? { code: 'CHECK_FAILED', message: result } : result;
-}
-
-/** Resolves with the tool's result, or rejects as soon as `signal` aborts (the tool is abandoned). */
-function untilAborted<T>(run: () => Promise<T> | T, signal: AbortSignal): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason);
-    const onAbort = (): void => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const settle = (): void => signal.removeEventListener('abort', onAbort);
-    new Promise<T>((inner) => inner(run())).then(
-      (value) => {
-        settle();
-        resolve(value);
-      },
-      (error: unknown) => {
-        settle();
-        reject(error);
-      },
-    );
-  });
 }
 
 function issueList(error: z.ZodError): { path: string; message: string }[] {

@@ -33,22 +33,9 @@ export class PromptBuilder {
     private readonly limits: RunLimits,
     instructions: string | undefined,
   ) {
-    const intro = [
-      instructions ?? 'You are a careful assistant. Use a tool when it helps; never invent tool results.',
-      FORMAT,
-    ].join('\n\n');
-    const catalog = specs
-      .map((s) => `- ${s.name}: ${s.description}\n  input schema: ${JSON.stringify(s.inputSchema)}`)
-      .join('\n');
-    this.#withTools = [
-      intro,
-      `Tools (inputs are checked against these schemas; unknown keys are rejected):\n${catalog || '(none)'}`,
-      `You have at most ${limits.maxSteps} steps; the last one offers no tools. Calling a tool again with the same input is refused.`,
-    ].join('\n\n');
-    this.#lastStep = [
-      intro,
-      'This is your last step: no tools are available now. Answer with "final" using what you know (or "ask").',
-    ].join('\n\n');
+    const prompts = systemPrompts(specs, limits.maxSteps, instructions);
+    this.#withTools = prompts.withTools;
+    this.#lastStep = prompts.lastStep;
   }
 
   messages(turns: readonly Turn[], finalStep: boolean): ChatMessage[] {
@@ -76,6 +63,74 @@ export class PromptBuilder {
     const text = `Observation (tool ${tool}, act ${actId}): ${JSON.stringify(body)}`;
     return truncate(text, this.limits.observationChars);
   }
+}
+
+interface SystemPrompts {
+  readonly withTools: string;
+  readonly lastStep: string;
+}
+
+interface CachedPrompts extends SystemPrompts {
+  readonly specs: readonly ToolSpec[];
+  readonly maxSteps: number;
+  readonly instructions: string | undefined;
+}
+
+// Most runs repeat one configuration, so the last few system prompts are shared, not rebuilt
+// (~1.3 KB per run in flight). A hit needs the same instructions and maxSteps and, per spec,
+// the same name, description and inputSchema object (toolSpec caches one per tool).
+const RECENT_PROMPTS = 8;
+const recentPrompts: CachedPrompts[] = [];
+
+function systemPrompts(
+  specs: readonly ToolSpec[],
+  maxSteps: number,
+  instructions: string | undefined,
+): SystemPrompts {
+  const hit = recentPrompts.find(
+    (p) =>
+      p.maxSteps === maxSteps &&
+      p.instructions === instructions &&
+      p.specs.length === specs.length &&
+      p.specs.every((a, i) => {
+        const b = specs[i];
+        return a.name === b?.name && a.description === b.description && a.inputSchema === b.inputSchema;
+      }),
+  );
+  if (hit !== undefined) return hit;
+  const built: CachedPrompts = {
+    specs: specs.map(({ name, description, inputSchema }) => ({ name, description, inputSchema })),
+    maxSteps,
+    instructions,
+    ...buildSystemPrompts(specs, maxSteps, instructions),
+  };
+  if (recentPrompts.unshift(built) > RECENT_PROMPTS) recentPrompts.pop();
+  return built;
+}
+
+function buildSystemPrompts(
+  specs: readonly ToolSpec[],
+  maxSteps: number,
+  instructions: string | undefined,
+): SystemPrompts {
+  const intro = [
+    instructions ?? 'You are a careful assistant. Use a tool when it helps; never invent tool results.',
+    FORMAT,
+  ].join('\n\n');
+  const catalog = specs
+    .map((s) => `- ${s.name}: ${s.description}\n  input schema: ${JSON.stringify(s.inputSchema)}`)
+    .join('\n');
+  return {
+    withTools: [
+      intro,
+      `Tools (inputs are checked against these schemas; unknown keys are rejected):\n${catalog || '(none)'}`,
+      `You have at most ${maxSteps} steps; the last one offers no tools. Calling a tool again with the same input is refused.`,
+    ].join('\n\n'),
+    lastStep: [
+      intro,
+      'This is your last step: no tools are available now. Answer with "final" using what you know (or "ask").',
+    ].join('\n\n'),
+  };
 }
 
 export function sayDecision(decision: Decision): string {

@@ -35,7 +35,9 @@ export function parseScript(jsonl: string): ScriptReply[] {
     try {
       value = JSON.parse(trimmed);
     } catch (thrown) {
-      throw new SyntaxError(`script line ${i + 1}: not JSON (${(thrown as Error).message})`, { cause: thrown });
+      throw new SyntaxError(`script line ${i + 1}: not JSON (${(thrown as Error).message})`, {
+        cause: thrown,
+      });
     }
     const reply = replySchema.safeParse(value);
     if (!reply.success) {

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+import { defineTool, type RunEvent, type ToolContext } from 'reins';
+
+/** A tool that adds two numbers and remembers every call (input and context). */
+export function countingAdd() {
+  const calls: { input: { a: number; b: number }; ctx: ToolContext }[] = [];
+  const tool = defineTool({
+    name: 'add',
+    description: 'Add two numbers.',
+    input: z.object({ a: z.number(), b: z.number() }),
+    output: z.object({ sum: z.number() }),
+    readOnly: true,
+    run: (input, ctx) => {
+      calls.push({ input, ctx });
+      return { sum: input.a + input.b };
+    },
+  });
+  return { tool, calls };
+}
+
+/** A tool that never settles by itself; it records whether its signal aborted. */
+export function hangingTool(options: { timeoutMs?: number; honourSignal?: boolean } = {}) {
+  const seen = { started: 0, aborted: 0 };
+  const tool = defineTool({
+    name: 'hang',
+    description: 'Never finishes.',
+    input: z.object({ n: z.number().optional() }),
+    output: z.object({ ok: z.boolean() }),
+    readOnly: true,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    run: (_input, ctx) =>
+      new Promise<{ ok: boolean }>((_resolve, reject) => {
+        seen.started++;
+        ctx.signal.addEventListener('abort', () => {
+          seen.aborted++;
+          if (options.honourSignal !== false) reject(new Error('aborted'));
+        });
+      }),
+  });
+  return { tool, seen };
+}
+
+export const act = (action: string, input: Record<string, unknown>, thought = 'acting'): string =>
+  JSON.stringify({ thought, action, input });
+export const final = (text: string, thought = 'done'): string => JSON.stringify({ thought, final: text });
+
+export async function collect(run: AsyncIterable<RunEvent>): Promise<RunEvent[]> {
+  const events: RunEvent[] = [];
+  for await (const event of run) events.push(event);
+  return events;
+}
+
+/** Event types with the step phase, e.g. `step:reason`. */
+export function shape(events: readonly RunEvent[]): string[] {
+  return events.map((e) => (e.type === 'step' ? `step:${e.phase}` : e.type));
+}

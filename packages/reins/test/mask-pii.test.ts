@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { maskPii, maskPiiText } from 'reins';
+
+describe('maskPiiText', () => {
+  it.each([
+    ['call 13812345678 now', 'call *******5678 now'],
+    ['tel +86 138 1234 5678', 'tel +** *** **** 5678'],
+    ['id 11010519491231002X.', 'id **************002X.'],
+    ['card 4111 1111 1111 1111 ok', 'card **** **** **** 1111 ok'],
+    ['card 6222021234567890128', 'card ***************0128'],
+    ['mail zhang.san@example.com', 'mail z***@example.com'],
+    ['intl +1 415 555 2671', 'intl +* *** *** 2671'],
+  ])('masks %j', (input, expected) => {
+    expect(maskPiiText(input)).toBe(expected);
+  });
+
+  it.each([
+    'order 4111111111111112 (fails Luhn)',
+    'year 2026, 3 eggs, 500 g',
+    'version 1.2.3, port 8787',
+    'twelve digits 123456789012',
+  ])('leaves %j alone', (text) => {
+    expect(maskPiiText(text)).toBe(text);
+  });
+
+  it('masks strings deep inside objects and arrays, keys included, without touching other values', () => {
+    const input = { users: [{ phone: '13900001111', age: 30, ok: true }], 'a@b.cn': null };
+    expect(maskPii(input)).toEqual({
+      users: [{ phone: '*******1111', age: 30, ok: true }],
+      'a***@b.cn': null,
+    });
+    expect(input.users[0]?.phone).toBe('13900001111'); // a copy, not a mutation
+  });
+});

@@ -1,0 +1,59 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, runAgent } from 'reins';
+import { scriptModel } from 'reins/testing';
+import { act, final } from './helpers.js';
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Repeat a text back.',
+  input: z.object({ text: z.string().max(500).describe('what to repeat') }),
+  output: z.object({ text: z.string() }),
+  readOnly: true,
+  run: ({ text }) => ({ text }),
+});
+
+describe('prompt', () => {
+  it('carries a tool catalog generated from the input schemas', async () => {
+    const model = scriptModel([final('x')]);
+    await runAgent({ query: 'q', model, tools: [echo] }).result;
+    const system = model.calls[0]?.messages[0]?.content ?? '';
+    expect(system).toContain('- echo: Repeat a text back.');
+    expect(system).toContain('"additionalProperties":false');
+    expect(system).toContain('"description":"what to repeat"');
+    expect(system).toContain('at most 4 steps');
+    expect(model.calls[0]?.tools[0]).toMatchObject({ name: 'echo', inputSchema: { required: ['text'] } });
+  });
+
+  it('keeps recent steps in full and summarizes older observations', async () => {
+    const long = (c: string) => c.repeat(400);
+    const model = scriptModel([
+      act('echo', { text: long('a') }),
+      act('echo', { text: long('b') }),
+      act('echo', { text: long('c') }),
+      final('done'),
+    ]);
+    await runAgent({
+      query: 'q',
+      model,
+      tools: [echo],
+      limits: { maxSteps: 4, historyFullSteps: 1, summaryChars: 100 },
+    }).result;
+    const messages = model.calls[3]?.messages ?? [];
+    const observations = messages.filter((m) => m.role === 'user' && m.content.startsWith('Observation'));
+    expect(observations).toHaveLength(3);
+    expect(observations[0]?.content).toMatch(/more characters not shown/);
+    expect(observations[0]?.content.length).toBeLessThan(160);
+    expect(observations[1]?.content).toMatch(/more characters not shown/);
+    expect(observations[2]?.content).toContain(long('c'));
+    expect(messages.filter((m) => m.role === 'assistant')).toHaveLength(3);
+  });
+
+  it('caps a single huge observation shown to the model', async () => {
+    const model = scriptModel([act('echo', { text: 'x'.repeat(500) }), final('ok')]);
+    await runAgent({ query: 'q', model, tools: [echo], limits: { observationChars: 200 } }).result;
+    const last = model.calls[1]?.messages.at(-1)?.content ?? '';
+    expect(last.length).toBeLessThan(260);
+    expect(last).toContain('more characters not shown');
+  });
+});
