@@ -39,7 +39,7 @@ const MUTANTS = [
   [
     'tool timeout removed',
     `${loop}execute-action.ts`,
-    '() => controller.abort(TOOL_TIMEOUT), timeoutMs',
+    '() => stop(TOOL_TIMEOUT), timeoutMs',
     '() => undefined, timeoutMs',
   ],
   [

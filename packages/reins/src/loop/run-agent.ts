@@ -96,19 +96,35 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       external?.removeEventListener('abort', cancel);
     });
 
-  // The record is built on first access to `result` (a consumer that only follows events never
-  // pays for it). Accessors come last: an accessor before data properties in an object literal
-  // makes V8 allocate the object in dictionary mode (~450 bytes more per run).
-  let record: Promise<RunRecord> | undefined;
-  return {
-    runId,
-    cancel,
-    [Symbol.asyncIterator]: () => log.follow(),
-    get events() {
-      return log.events;
-    },
-    get result() {
-      return (record ??= finished.then(() => buildRunRecord(log.events)));
-    },
-  };
+  return new Run(runId, log, finished, cancel);
+}
+
+/**
+ * The handle `runAgent` returns. `result` builds the record on first access, so a consumer
+ * that only follows events never pays for it. A class rather than an object literal: a
+ * literal with per-run getter closures is a dictionary-mode object (~450 bytes more per run).
+ */
+class Run implements AgentRun {
+  readonly events: readonly RunEvent[];
+  readonly #log: EventLog;
+  readonly #finished: Promise<void>;
+  #result: Promise<RunRecord> | undefined;
+
+  constructor(
+    readonly runId: string,
+    log: EventLog,
+    finished: Promise<void>,
+    readonly cancel: () => void,
+  ) {
+    this.events = log.events; // the log's own array: live, append-only
+    this.#log = log;
+    this.#finished = finished;
+  }
+
+  get result(): Promise<RunRecord> {
+    return (this.#result ??= this.#finished.then(() => buildRunRecord(this.#log.events)));
+  }
+
+  // An own property, like `cancel`: it works detached from the handle.
+  readonly [Symbol.asyncIterator] = (): AsyncGenerator<RunEvent, void, undefined> => this.#log.follow();
 }
