@@ -6,6 +6,7 @@ export { toolSpec, toolRegistry } from './loop/tool-catalog.js';
 export {
   parseDecision,
   decisionSchema,
+  validateDecision,
   parseStructured,
   DEFAULT_PARSE_LIMITS,
   type Decision,
@@ -14,6 +15,8 @@ export {
   type ParseFailure,
   type ParseLimits,
   type StructuredParse,
+  type StructuredSchema,
+  type Validation,
 } from './decision/index.js';
 export { defineTool, type Tool, type AnyTool, type ToolContext, type CheckResult } from './tool.js';
 export type {

@@ -25,12 +25,18 @@ export const DEFAULT_LIMITS: RunLimits = Object.freeze({
   observationChars: 4_000,
 });
 
+/** The longest delay a JavaScript timer honours; longer ones fire after 1 ms. */
+export const MAX_TIMER_MS = 2_147_483_647;
+
 /** Merges overrides onto the defaults; throws on values that would disable a bound. */
 export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLimits {
   const limits = { ...DEFAULT_LIMITS, ...overrides };
   for (const [key, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < (key === 'historyFullSteps' ? 0 : 1)) {
-      throw new RangeError(`limit ${key} must be a positive integer, got ${String(value)}`);
+    const min = key === 'historyFullSteps' ? 0 : 1;
+    if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
+      throw new RangeError(
+        `limit ${key} must be an integer from ${min} to ${MAX_TIMER_MS}, got ${String(value)}`,
+      );
     }
   }
   return Object.freeze(limits);

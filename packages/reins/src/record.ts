@@ -74,37 +74,48 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
     limits: start.limits,
     usage: { input_tokens: done.usage.inputTokens, output_tokens: done.usage.outputTokens },
     model_steps: done.steps,
-    started_at: new Date(start.at).toISOString(),
-    ended_at: new Date(done.at).toISOString(),
+    started_at: iso(start.at),
+    ended_at: iso(done.at),
     duration_ms: done.durationMs,
     steps,
   };
 }
 
 function recordStep(event: StepEvent): RecordStep {
-  const base = {
-    index: event.index,
-    phase: event.phase,
-    started_at: new Date(event.startedAt).toISOString(),
-    ended_at: new Date(event.endedAt).toISOString(),
-    duration_ms: event.durationMs,
-  };
+  // Literal objects, no spreads: this runs for every step of every run that is recorded.
+  const started_at = iso(event.startedAt);
+  const ended_at = iso(event.endedAt);
+  const { index, phase, durationMs: duration_ms } = event;
   switch (event.phase) {
-    case 'reason':
-      return {
-        ...base,
-        detail: {
-          thought: event.decision?.thought ?? null,
-          decision: event.decision ?? null,
-          parse: event.parse,
-          raw: event.raw,
-          tools_offered: event.toolsOffered,
-          usage: event.usage,
-        },
+    case 'reason': {
+      const detail = {
+        thought: event.decision?.thought ?? null,
+        decision: event.decision ?? null,
+        parse: event.parse,
+        raw: event.raw,
+        tools_offered: event.toolsOffered,
+        usage: event.usage,
       };
-    case 'act':
-      return { ...base, act_id: event.actId, detail: { tool: event.tool, input: event.input } };
-    case 'observe':
-      return { ...base, act_id: event.actId, detail: { observation: event.observation } };
+      return { index, phase, started_at, ended_at, duration_ms, detail };
+    }
+    case 'act': {
+      const detail = { tool: event.tool, input: event.input };
+      return { index, phase, act_id: event.actId, started_at, ended_at, duration_ms, detail };
+    }
+    case 'observe': {
+      const detail = { observation: event.observation };
+      return { index, phase, act_id: event.actId, started_at, ended_at, duration_ms, detail };
+    }
   }
+}
+
+// Most events of a run share a millisecond; one remembered conversion saves most of the cost.
+let lastMs = Number.NaN;
+let lastIso = '';
+function iso(ms: number): string {
+  if (ms !== lastMs) {
+    lastMs = ms;
+    lastIso = new Date(ms).toISOString();
+  }
+  return lastIso;
 }

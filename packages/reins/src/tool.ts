@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors.js';
+import { MAX_TIMER_MS } from './limits.js';
 import type { Principal } from './principal.js';
 
 /**
@@ -57,8 +58,8 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: Tool<
   if (!TOOL_NAME.test(tool.name)) {
     throw new TypeError(`tool name ${JSON.stringify(tool.name)} must match ${TOOL_NAME}`);
   }
-  if (tool.timeoutMs !== undefined && !(tool.timeoutMs > 0)) {
-    throw new TypeError(`tool ${tool.name}: timeoutMs must be > 0`);
+  if (tool.timeoutMs !== undefined && !(tool.timeoutMs > 0 && tool.timeoutMs <= MAX_TIMER_MS)) {
+    throw new TypeError(`tool ${tool.name}: timeoutMs must be > 0 and ≤ ${MAX_TIMER_MS}`);
   }
   const input = tool.input instanceof z.ZodObject ? (tool.input.strict() as unknown as I) : tool.input;
   return Object.freeze({ ...tool, input });

@@ -262,7 +262,18 @@ describe('parseDecision: failures keep the raw text', () => {
     expectFailure('{"final":42}', 'schema', 'clean');
     expectFailure('{"action":"search","input":["cats"]}', 'schema', 'clean');
     expectFailure('{"action":"search","input":"cats"}', 'schema', 'clean');
-    expectFailure('{"thought":null,"final":"x"}', 'schema', 'clean');
+  });
+
+  it('null counts as absent (models write "input": null), so these are valid decisions', () => {
+    expect(parseDecision('{"thought":null,"final":"x"}')).toMatchObject({
+      ok: true,
+      value: { kind: 'final', thought: '', final: 'x' },
+    });
+    expect(parseDecision('{"action":"search","input":null,"final":null}')).toMatchObject({
+      ok: true,
+      value: { kind: 'action', action: 'search', input: {} },
+    });
+    expectFailure('{"action":null,"final":null}', 'schema', 'clean');
   });
 
   it('reports how the JSON was found when the schema fails', () => {

@@ -1,4 +1,10 @@
-export { parseDecision, decisionSchema, type Decision, type DecisionParse } from './decision.js';
+export {
+  parseDecision,
+  decisionSchema,
+  validateDecision,
+  type Decision,
+  type DecisionParse,
+} from './decision.js';
 export {
   parseStructured,
   DEFAULT_PARSE_LIMITS,
@@ -6,4 +12,6 @@ export {
   type ParseFailure,
   type ParseLimits,
   type StructuredParse,
+  type StructuredSchema,
+  type Validation,
 } from './parse-structured.js';

@@ -80,12 +80,21 @@ export function nestingDepth(text: string): number {
  */
 export function valueDepth(value: unknown, limit = Infinity): number {
   let max = 0;
-  const stack: Array<{ value: unknown; depth: number }> = [{ value, depth: 1 }];
-  for (let top = stack.pop(); top !== undefined; top = stack.pop()) {
-    if (typeof top.value !== 'object' || top.value === null) continue;
-    if (top.depth > max) max = top.depth;
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const top = values.pop();
+    const depth = depths.pop() as number;
+    if (typeof top !== 'object' || top === null) continue;
+    if (depth > max) max = depth;
     if (max > limit) return max;
-    for (const child of Object.values(top.value)) stack.push({ value: child, depth: top.depth + 1 });
+    for (const key in top) {
+      const child = (top as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
   }
   return max;
 }

@@ -35,58 +35,87 @@ export const DEFAULT_PARSE_LIMITS: ParseLimits = Object.freeze({
   maxDepth: 32,
 });
 
+/** The outcome of checking a found JSON object: the typed value, or why it does not fit. */
+export type Validation<T> =
+  { readonly ok: true; readonly value: T } | { readonly ok: false; readonly message: string };
+
+/** A zod schema, or a hand-written check for hot paths. */
+export type StructuredSchema<T> =
+  z.ZodType<T> | ((value: Readonly<Record<string, unknown>>) => Validation<T>);
+
 type JsonFound =
   { value: Record<string, unknown>; via: ParseVia } | { failure: ParseFailure; message: string };
 
 /**
- * Strict JSON → extraction (code fences, prose around, first balanced object) → exactly one
- * repair (JSON5, then jsonrepair, of one candidate) → `schema`. Total: never throws, keeps
- * `raw` on every path, and refuses a repair that turns the object into another shape.
+ * Strict JSON → extraction (code fences, prose around: the first balanced object that fits
+ * `schema`) → exactly one repair (JSON5, then jsonrepair, of one candidate) → `schema`.
+ * Total: never throws, keeps `raw` on every path, refuses a repair that turns the object
+ * into another shape, and caps size and depth before repairing (depth again on the value).
  */
 export function parseStructured<T>(
   raw: string,
-  schema: z.ZodType<T>,
+  schema: StructuredSchema<T>,
   limits: ParseLimits = DEFAULT_PARSE_LIMITS,
 ): StructuredParse<T> {
-  try {
-    const found = findJsonObject(raw, limits);
+  const validate = typeof schema === 'function' ? schema : zodValidation(schema);
+  const judge = (found: JsonFound): StructuredParse<T> => {
     if ('failure' in found) return { ok: false, raw, failure: found.failure, message: found.message };
-    // The text scan above can be misled (a stray `"` in prose, a `"` inside a single-quoted
-    // string), so the cap is enforced again on the value itself: callers recurse into it.
+    // The text scan can be misled (a stray `"` in prose), so the cap holds on the value too.
     if (valueDepth(found.value, limits.maxDepth) > limits.maxDepth) {
       return { ok: false, raw, failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` };
     }
-    const checked = schema.safeParse(found.value);
-    if (checked.success) return { ok: true, value: checked.data, via: found.via, raw };
-    const issues = checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    return { ok: false, raw, failure: 'schema', message: issues.join('; '), via: found.via };
+    const checked = validate(found.value);
+    if (checked.ok) return { ok: true, value: checked.value, via: found.via, raw };
+    return { ok: false, raw, failure: 'schema', message: checked.message, via: found.via };
+  };
+  try {
+    if (typeof raw !== 'string' || raw.trim() === '')
+      return judge({ failure: 'empty', message: 'empty reply' });
+    if (raw.length > limits.maxChars) {
+      return judge({ failure: 'too_large', message: `reply longer than ${limits.maxChars} characters` });
+    }
+    if (nestingDepth(raw) > limits.maxDepth) {
+      return judge({ failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` });
+    }
+    const text = raw.trim();
+    const clean = tryJson(text);
+    if (clean !== undefined) return judge(asObject(clean, 'clean'));
+
+    const fences = fencedBlocks(text);
+    const { complete, truncated } = balancedObjects(text);
+    const unparsed = new Set<string>();
+    let firstMisfit: StructuredParse<T> | undefined;
+    for (const candidate of [...fences, ...complete]) {
+      const value = tryJson(candidate);
+      if (value === undefined) unparsed.add(candidate);
+      else if (isPlainObject(value)) {
+        const judged = judge({ value, via: 'extracted' });
+        if (judged.ok) return judged;
+        firstMisfit ??= judged;
+      }
+    }
+    const target = repairTarget(
+      text,
+      fences.filter((f) => unparsed.has(f)),
+      complete.find((c) => unparsed.has(c)) ?? truncated,
+    );
+    if (target === undefined)
+      return firstMisfit ?? judge({ failure: 'no_json', message: 'no JSON object in the reply' });
+    const repaired = judge(repairOnce(target, limits));
+    return repaired.ok ? repaired : (firstMisfit ?? repaired);
   } catch (thrown) {
     // A library bug (e.g. RangeError deep inside a parser) must not escape: the raw text is kept.
     return { ok: false, raw, failure: 'invalid_json', message: `parser failed: ${String(thrown)}` };
   }
 }
 
-function findJsonObject(raw: unknown, limits: ParseLimits): JsonFound {
-  if (typeof raw !== 'string' || raw.trim() === '') return { failure: 'empty', message: 'empty reply' };
-  if (raw.length > limits.maxChars) {
-    return { failure: 'too_large', message: `reply longer than ${limits.maxChars} characters` };
-  }
-  if (nestingDepth(raw) > limits.maxDepth) {
-    return { failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` };
-  }
-  const text = raw.trim();
-  const clean = tryJson(text);
-  if (clean !== undefined) return asObject(clean, 'clean');
-
-  const fences = fencedBlocks(text);
-  const { complete, truncated } = balancedObjects(text);
-  for (const candidate of [...fences, ...complete]) {
-    const value = tryJson(candidate);
-    if (value !== undefined && isPlainObject(value)) return { value, via: 'extracted' };
-  }
-  const target = repairTarget(text, fences, complete[0] ?? truncated);
-  if (target === undefined) return { failure: 'no_json', message: 'no JSON object in the reply' };
-  return repairOnce(target, limits);
+function zodValidation<T>(schema: z.ZodType<T>): (value: Readonly<Record<string, unknown>>) => Validation<T> {
+  return (value) => {
+    const checked = schema.safeParse(value);
+    if (checked.success) return { ok: true, value: checked.data };
+    const issues = checked.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
+    return { ok: false, message: issues.join('; ') };
+  };
 }
 
 /**

@@ -1,10 +1,12 @@
-import type { z } from 'zod';
-import { ToolError, describeThrown, type ErrorCode } from '../errors.js';
+import type { ErrorCode } from '../errors.js';
+import { describeThrown } from '../errors.js';
 import type { Observation, ObservationLayer, ObservationStatus } from '../observation.js';
 import type { Principal } from '../principal.js';
 import { maskPii, maskPiiText } from '../sanitize/mask-pii.js';
-import type { AnyTool, CheckResult, ToolContext } from '../tool.js';
+import type { AnyTool, CheckResult } from '../tool.js';
 import type { RunDeps } from '../util/deps.js';
+import { invokeTool } from './invoke-tool.js';
+import { checkAgainst, describeIssues } from './validate-io.js';
 
 /** What acting needs from the run. Shared by the ReAct loop and (later) the plan executor. */
 export interface ActEnv {
@@ -23,131 +25,73 @@ export interface ActRequest {
   readonly input: unknown;
 }
 
-const TOOL_TIMEOUT = Symbol('tool timeout');
+interface Outcome {
+  readonly result?: unknown;
+  readonly code?: ErrorCode;
+  readonly message?: string;
+  readonly details?: unknown;
+  readonly layer?: ObservationLayer;
+}
 
 /**
- * Act and observe: validate the input with the tool's strict schema, run it under its
- * timeout and the run's signal, then check status → output schema → business rule, and mask
- * PII. Never throws: every outcome is an `Observation`.
+ * Act and observe: the tool must exist and the input pass its schema (no stray keys), then
+ * it runs under its timeout and the run's signal; its result must pass the tool status,
+ * the output schema and the business rule, and is masked (PII) in its JSON form. Never
+ * throws: every outcome is an `Observation`.
  */
 export async function executeAction(request: ActRequest, env: ActEnv): Promise<Observation> {
   const started = env.deps.monotonic();
-  const { actId } = request;
   const observe = (
     status: ObservationStatus,
-    body: {
-      result?: unknown;
-      code?: ErrorCode;
-      message?: string;
-      details?: unknown;
-      layer?: ObservationLayer;
-    },
+    outcome: Outcome,
     source = `tool:${request.tool}`,
   ): Observation => {
-    const base = { actId, tool: request.tool, status, source, durationMs: env.deps.monotonic() - started };
-    if (status === 'ok') return { ...base, result: body.result };
+    const { actId, tool } = request;
+    const durationMs = env.deps.monotonic() - started;
+    if (status === 'ok') return { actId, tool, status, result: outcome.result, source, durationMs };
     const error = {
-      code: body.code ?? 'INTERNAL',
-      message: maskPiiText(body.message ?? ''),
-      layer: body.layer ?? 'status',
-      ...(body.details === undefined ? {} : { details: maskPii(body.details) }),
+      code: outcome.code ?? 'INTERNAL',
+      message: maskPiiText(outcome.message ?? ''),
+      layer: outcome.layer ?? 'status',
+      ...(outcome.details === undefined ? {} : { details: safeMask(outcome.details) }),
     };
-    return { ...base, error };
+    return { actId, tool, status, error, source, durationMs };
   };
 
   const tool = env.registry.get(request.tool);
   if (tool === undefined) {
-    const available = [...env.registry.keys()];
-    return observe(
-      'rejected',
-      {
-        code: 'UNKNOWN_TOOL',
-        message: `no tool named ${JSON.stringify(request.tool)}; available: ${available.join(', ') || 'none'}`,
-        layer: 'input',
-      },
-      'runtime',
-    );
+    const available = [...env.registry.keys()].join(', ') || 'none';
+    const message = `no tool named ${JSON.stringify(request.tool)}; available: ${available}`;
+    return observe('rejected', { code: 'UNKNOWN_TOOL', message, layer: 'input' }, 'runtime');
   }
-  const input = tool.input.safeParse(request.input);
-  if (!input.success) {
+  const input = checkAgainst(tool.input, request.input, { refuseStrayKeys: true });
+  if (!input.ok) {
+    const message = describeIssues(input.issues);
     return observe(
       'rejected',
-      {
-        code: 'INVALID_PARAMETER',
-        message: describeIssues(input.error),
-        details: issueList(input.error),
-        layer: 'input',
-      },
+      { code: 'INVALID_PARAMETER', message, details: input.issues, layer: 'input' },
       'runtime',
     );
   }
 
-  // The tool's signal aborts with the run or at the tool's timeout. Its AbortController is
-  // created only when the tool reads `ctx.signal` (one costs microseconds; most tools never
-  // look), already aborted if the stop came first. `abandon` settles the race at once.
-  let stopped: { readonly reason: unknown } | undefined;
-  let controller: AbortController | undefined;
-  let abandon: ((reason: unknown) => void) | undefined;
-  const stop = (reason: unknown): void => {
-    if (stopped !== undefined) return;
-    stopped = { reason };
-    abandon?.(reason);
-    controller?.abort(reason);
-  };
-  const onRunAbort = (): void => stop(env.signal.reason);
-  if (env.signal.aborted) onRunAbort();
-  else env.signal.addEventListener('abort', onRunAbort, { once: true });
-  const timeoutMs = tool.timeoutMs ?? env.defaultTimeoutMs;
-  const timer = env.deps.setTimer(() => stop(TOOL_TIMEOUT), timeoutMs);
-  const ctx: ToolContext = {
-    principal: env.principal,
-    runId: env.runId,
-    actId,
-    get signal(): AbortSignal {
-      if (controller === undefined) {
-        controller = new AbortController();
-        if (stopped !== undefined) controller.abort(stopped.reason);
-      }
-      return controller.signal;
-    },
-  };
+  const invoked = await invokeTool(tool, input.value, request.actId, env);
+  if (!invoked.ok) return observe(invoked.status, invoked);
 
-  let output: unknown;
+  const output = checkAgainst(tool.output, invoked.output, { refuseStrayKeys: false });
+  if (!output.ok) {
+    const message = `${tool.name} returned a result that fails its output schema: ${describeIssues(output.issues)}`;
+    return observe('error', { code: 'INVALID_OUTPUT', message, layer: 'schema' });
+  }
+  const verdict = runCheck(tool, output.value, input.value);
+  if (verdict !== true) return observe('error', { ...verdict, layer: 'check' });
+  let masked: unknown;
   try {
-    // Resolves with the tool's result, or rejects as soon as the tool is stopped (abandoned).
-    output = await new Promise<unknown>((resolve, reject) => {
-      if (stopped !== undefined) return reject(stopped.reason);
-      abandon = reject;
-      new Promise<unknown>((inner) => inner(tool.run(input.data, ctx))).then(resolve, reject);
-    });
+    masked = maskPii(output.value);
   } catch (thrown) {
-    if (stopped !== undefined) {
-      return stopped.reason === TOOL_TIMEOUT
-        ? observe('timeout', { code: 'TIMEOUT', message: `${tool.name} took longer than ${timeoutMs} ms` })
-        : observe('error', { code: 'CANCELLED', message: 'the run was stopped while the tool ran' });
-    }
-    if (thrown instanceof ToolError) {
-      return observe('error', { code: thrown.code, message: thrown.message, details: thrown.details });
-    }
-    return observe('error', { code: 'INTERNAL', message: `${tool.name} failed: ${describeThrown(thrown)}` });
-  } finally {
-    env.deps.clearTimer(timer);
-    env.signal.removeEventListener('abort', onRunAbort);
+    const message = `${tool.name} returned a result that is not JSON: ${describeThrown(thrown)}`;
+    return observe('error', { code: 'INVALID_OUTPUT', message, layer: 'schema' });
   }
-
-  const checkedOutput = tool.output.safeParse(output);
-  if (!checkedOutput.success) {
-    return observe('error', {
-      code: 'INVALID_OUTPUT',
-      message: `${tool.name} returned a result that fails its output schema: ${describeIssues(checkedOutput.error)}`,
-      layer: 'schema',
-    });
-  }
-  const verdict = runCheck(tool, checkedOutput.data, input.data);
-  if (verdict !== true) {
-    return observe('error', { code: verdict.code, message: verdict.message, layer: 'check' });
-  }
-  return observe('ok', { result: maskPii(checkedOutput.data) });
+  return observe('ok', { result: masked });
 }
 
 function runCheck(
@@ -166,12 +110,10 @@ function runCheck(
   return typeof result === 'string' ? { code: 'CHECK_FAILED', message: result } : result;
 }
 
-function issueList(error: z.ZodError): { path: string; message: string }[] {
-  return error.issues.map((issue) => ({ path: issue.path.join('.') || '(root)', message: issue.message }));
-}
-
-function describeIssues(error: z.ZodError): string {
-  return issueList(error)
-    .map((issue) => `${issue.path}: ${issue.message}`)
-    .join('; ');
+function safeMask(details: unknown): unknown {
+  try {
+    return maskPii(details);
+  } catch {
+    return '[details not JSON]';
+  }
 }

@@ -23,8 +23,8 @@ export type Resolution =
   | { readonly kind: 'stop'; readonly reason: StopReason };
 
 export interface TurnState {
-  /** Canonical action key → the model step that first requested it. */
-  readonly actions: ReadonlyMap<string, number>;
+  /** Canonical action key → the model step that first requested it (a `Map` will do). */
+  readonly actions: { get(key: string): number | undefined };
   /** A repeated action was refused: this step is the forced final one. */
   readonly forcedFinal: boolean;
 }

@@ -1,6 +1,6 @@
 import type { RunEvent } from '../events.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
-import type { Model } from '../model.js';
+import { NO_USAGE, type Model } from '../model.js';
 import { ANONYMOUS, type Principal } from '../principal.js';
 import { buildRunRecord, type RunRecord } from '../record.js';
 import type { AnyTool } from '../tool.js';
@@ -8,7 +8,8 @@ import { withDefaults, type RunDeps } from '../util/deps.js';
 import { describeThrown } from '../errors.js';
 import { EventLog } from './event-log.js';
 import { PromptBuilder } from './prompt.js';
-import { DEADLINE, runLoop } from './run-loop.js';
+import { runLoop } from './run-loop.js';
+import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
 import { toolRegistry, toolSpec } from './tool-catalog.js';
 
 export interface RunAgentOptions {
@@ -51,12 +52,16 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const log = new EventLog(runId, deps.now);
 
   const controller = new AbortController();
-  const cancel = (): void => controller.abort(new Error('cancelled'));
+  const cancel = (): void => controller.abort(RUN_CANCELLED);
   const external = options.signal;
   if (external?.aborted) cancel();
   else external?.addEventListener('abort', cancel, { once: true });
-  const deadline = deps.setTimer(() => controller.abort(DEADLINE), limits.deadlineMs);
+  const deadline = deps.setTimer(() => controller.abort(RUN_DEADLINE), limits.deadlineMs);
 
+  const cleanup = (): void => {
+    deps.clearTimer(deadline);
+    external?.removeEventListener('abort', cancel);
+  };
   const finished = runLoop({
     agent: options.agent ?? 'react',
     model: options.model,
@@ -73,28 +78,18 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       defaultTimeoutMs: limits.toolTimeoutMs,
       deps,
     },
-  })
-    .catch((thrown: unknown) => {
-      // A bug in the loop itself: still close the log so no consumer hangs.
-      if (!log.closed) {
-        log.append({
-          type: 'error',
-          code: 'INTERNAL',
-          message: `reins loop failed: ${describeThrown(thrown)}`,
-        });
-        log.append({
-          type: 'done',
-          status: 'error',
-          steps: 0,
-          usage: { inputTokens: 0, outputTokens: 0 },
-          durationMs: 0,
-        });
-      }
-    })
-    .finally(() => {
-      deps.clearTimer(deadline);
-      external?.removeEventListener('abort', cancel);
-    });
+  }).then(cleanup, (thrown: unknown) => {
+    // Last resort (runLoop ends its own log on errors): never leave a consumer hanging.
+    if (!log.closed) {
+      log.append({
+        type: 'error',
+        code: 'INTERNAL',
+        message: `reins loop failed: ${describeThrown(thrown)}`,
+      });
+      log.append({ type: 'done', status: 'error', steps: 0, usage: NO_USAGE, durationMs: 0 });
+    }
+    cleanup();
+  });
 
   return new Run(runId, log, finished, cancel);
 }
@@ -125,6 +120,7 @@ class Run implements AgentRun {
     return (this.#result ??= this.#finished.then(() => buildRunRecord(this.#log.events)));
   }
 
-  // An own property, like `cancel`: it works detached from the handle.
-  readonly [Symbol.asyncIterator] = (): AsyncGenerator<RunEvent, void, undefined> => this.#log.follow();
+  [Symbol.asyncIterator](): AsyncGenerator<RunEvent, void, undefined> {
+    return this.#log.follow();
+  }
 }

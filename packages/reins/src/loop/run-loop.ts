@@ -1,18 +1,17 @@
 import { parseDecision, type DecisionParse } from '../decision/index.js';
 import { describeThrown } from '../errors.js';
-import type { StopReason } from '../events.js';
+import type { RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
-import { NO_USAGE, addUsage, type Model, type ModelResult, type ToolSpec, type Usage } from '../model.js';
+import { NO_USAGE, addUsage, type Model, type ToolSpec, type Usage } from '../model.js';
 import type { Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
+import { RUN_DEADLINE } from './abort-reasons.js';
+import { callModel } from './call-model.js';
 import type { EventLog } from './event-log.js';
 import { executeAction, type ActEnv } from './execute-action.js';
-import { sayDecision, type PromptBuilder, type Turn } from './prompt.js';
-import { resolveTurn } from './resolve-turn.js';
+import { sayDecision, type PromptBuilder } from './prompt.js';
+import { resolveTurn, type Resolution } from './resolve-turn.js';
 import { stopNotice } from './stop-notice.js';
-
-/** Why the run's signal aborted: the deadline, or a cancel from outside. */
-export const DEADLINE = Symbol('deadline');
 
 export interface LoopContext {
   readonly agent: string;
@@ -27,139 +26,141 @@ export interface LoopContext {
 
 /**
  * The ReAct loop: reason → act → observe, at most `maxSteps` model calls. Appends every
- * event to `ctx.log` and always ends it with `done`. Returns when the run has ended.
+ * event to `ctx.log` and always ends it with `done`. Resolves when the run has ended.
  */
-export async function runLoop(ctx: LoopContext): Promise<void> {
-  const { model, limits, log, deps, act } = ctx;
-  const signal = act.signal;
-  const started = deps.monotonic();
-  const turns: Turn[] = [];
-  const actions = new Map<string, number>();
-  let forcedFinal = false;
-  let usage: Usage = NO_USAGE;
-  let completed = 0;
-  const demo = model.demo === true;
+export function runLoop(ctx: LoopContext): Promise<void> {
+  return new ReactLoop(ctx).run();
+}
 
-  const done = (status: 'success' | 'stopped' | 'cancelled' | 'error', stopReason?: StopReason): void => {
+/** One run's loop state. A class, not closures: a run in flight holds less (see bench/). */
+class ReactLoop {
+  readonly #ctx: LoopContext;
+  readonly #started: number;
+  readonly #actions = new Map<string, number>();
+  readonly #demo: boolean;
+  #forcedFinal = false;
+  #usage: Usage = NO_USAGE;
+  #completed = 0;
+
+  constructor(ctx: LoopContext) {
+    this.#ctx = ctx;
+    this.#started = ctx.deps.monotonic();
+    this.#demo = ctx.model.demo === true;
+  }
+
+  async run(): Promise<void> {
+    const { model, limits, log, deps, act, prompt } = this.#ctx;
+    const signal = act.signal;
     log.append({
-      type: 'done',
-      status,
-      ...(stopReason === undefined ? {} : { stopReason }),
-      steps: completed,
-      usage,
-      durationMs: deps.monotonic() - started,
+      type: 'start',
+      agent: this.#ctx.agent,
+      model: model.name,
+      demo: this.#demo,
+      query: prompt.query,
+      tools: this.#ctx.specs.map((s) => s.name),
+      limits,
     });
-  };
-  const endAborted = (): void => {
-    if (signal.reason === DEADLINE) {
-      log.append({
-        type: 'message',
-        text: stopNotice('deadline', limits),
-        format: 'structured',
-        intent: 'notice',
-        demo,
-      });
-      done('stopped', 'deadline');
-    } else done('cancelled');
-  };
+    try {
+      for (let step = 1; ; step++) {
+        if (signal.aborted) return this.#endAborted();
+        const finalStep = step >= limits.maxSteps || this.#forcedFinal;
+        const reasonStart = deps.now();
+        const reasonT0 = deps.monotonic();
+        const result = await callModel(model, {
+          messages: prompt.messages(finalStep),
+          tools: finalStep ? [] : this.#ctx.specs,
+          signal,
+          step,
+          finalStep,
+        });
+        if (result.usage !== undefined) this.#usage = addUsage(this.#usage, result.usage);
+        if (signal.aborted) return this.#endAborted();
+        if (!result.ok) {
+          const { code, message } = result.error;
+          const text = `model ${model.name} failed at step ${step}: ${code}: ${message}`;
+          log.append({ type: 'error', code: 'MODEL_FAILED', message: text });
+          return this.#done('error');
+        }
 
-  log.append({
-    type: 'start',
-    agent: ctx.agent,
-    model: model.name,
-    demo,
-    query: ctx.prompt.query,
-    tools: ctx.specs.map((s) => s.name),
-    limits,
-  });
+        const parse = parseDecision(result.text);
+        log.append({
+          type: 'step',
+          phase: 'reason',
+          index: step,
+          startedAt: reasonStart,
+          endedAt: deps.now(),
+          durationMs: deps.monotonic() - reasonT0,
+          toolsOffered: !finalStep,
+          raw: result.text,
+          usage: result.usage,
+          parse: parseSummary(parse),
+          ...(parse.ok ? { decision: parse.value } : {}),
+        });
 
-  for (let step = 1; ; step++) {
-    if (signal.aborted) return endAborted();
-    const finalStep = step >= limits.maxSteps || forcedFinal;
-    const reasonStart = deps.now();
-    const reasonT0 = deps.monotonic();
-    const result = await callModel(model, {
-      messages: ctx.prompt.messages(turns, finalStep),
-      tools: finalStep ? [] : ctx.specs,
-      signal,
-      step,
-      finalStep,
-    });
-    if (result.usage !== undefined) usage = addUsage(usage, result.usage);
-    if (signal.aborted) return endAborted();
-    if (!result.ok) {
-      log.append({
-        type: 'error',
-        code: 'MODEL_FAILED',
-        message: `model ${model.name} failed at step ${step}: ${result.error.code}: ${result.error.message}`,
-      });
-      return done('error');
+        const next = resolveTurn(
+          parse,
+          { actions: this.#actions, forcedFinal: this.#forcedFinal },
+          finalStep,
+        );
+        if (next.kind === 'answer' || next.kind === 'stop') return this.#end(step, next);
+
+        const observation = await this.#act(step, next);
+        if (signal.aborted) return this.#endAborted();
+        this.#completed = step;
+        // Clean JSON is remembered as written; anything else as the normalized decision.
+        prompt.remember(
+          parse.ok && parse.via !== 'clean' ? sayDecision(parse.value) : result.text,
+          observation,
+        );
+      }
+    } catch (thrown) {
+      // A bug in the loop, or a value it could not handle: still end the log, with the real
+      // step count and usage, so no consumer hangs and the evidence stays true.
+      if (!log.closed) {
+        log.append({
+          type: 'error',
+          code: 'INTERNAL',
+          message: `reins loop failed: ${describeThrown(thrown)}`,
+        });
+        this.#done('error');
+      }
     }
+  }
 
-    const parse = parseDecision(result.text);
-    log.append({
-      type: 'step',
-      phase: 'reason',
-      index: step,
-      startedAt: reasonStart,
-      endedAt: deps.now(),
-      durationMs: deps.monotonic() - reasonT0,
-      toolsOffered: !finalStep,
-      raw: result.text,
-      usage: result.usage,
-      parse: parseSummary(parse),
-      ...(parse.ok ? { decision: parse.value } : {}),
-    });
-
-    const next = resolveTurn(parse, { actions, forcedFinal }, finalStep);
-    if (next.kind === 'answer') {
-      completed = step;
-      log.append({ type: 'message', text: next.text, format: next.format, intent: next.intent, demo });
-      return done('success');
-    }
-    if (next.kind === 'stop') {
-      completed = step;
-      log.append({
-        type: 'message',
-        text: stopNotice(next.reason, limits),
-        format: 'structured',
-        intent: 'notice',
-        demo,
-      });
-      return done('stopped', next.reason);
-    }
-
+  async #act(
+    step: number,
+    next: Extract<Resolution, { kind: 'act' | 'refuse_repeat' }>,
+  ): Promise<Observation> {
+    const { log, deps, act } = this.#ctx;
     const actId = deps.newId();
     const actStart = deps.now();
+    const { tool, input } = next;
     log.append({
       type: 'step',
       phase: 'act',
       index: step,
       actId,
-      tool: next.tool,
-      input: next.input,
+      tool,
+      input,
       startedAt: actStart,
       endedAt: actStart,
       durationMs: 0,
     });
     let observation: Observation;
     if (next.kind === 'refuse_repeat') {
-      forcedFinal = true;
+      this.#forcedFinal = true;
+      const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
       observation = {
         actId,
-        tool: next.tool,
+        tool,
         status: 'rejected',
-        error: {
-          code: 'REPEATED_ACTION',
-          message: `${next.tool} was already called with this input at step ${next.firstStep}; its result is above. Give your final answer now.`,
-          layer: 'guard',
-        },
+        error: { code: 'REPEATED_ACTION', message, layer: 'guard' },
         source: 'runtime',
         durationMs: 0,
       };
     } else {
-      actions.set(next.key, step);
-      observation = await executeAction({ actId, tool: next.tool, input: next.input }, act);
+      this.#actions.set(next.key, step);
+      observation = await executeAction({ actId, tool, input }, act);
     }
     log.append({
       type: 'step',
@@ -171,25 +172,40 @@ export async function runLoop(ctx: LoopContext): Promise<void> {
       endedAt: deps.now(),
       durationMs: observation.durationMs,
     });
-    if (signal.aborted) return endAborted();
-    completed = step;
-    const said = parse.ok ? sayDecision(parse.value) : result.text;
-    turns.push({ said, observation, observationText: ctx.prompt.describe(observation) });
+    return observation;
   }
-}
 
-/** Calls the model, turning a contract breach (throw / reject) into failure data. */
-async function callModel(model: Model, request: Parameters<Model['call']>[0]): Promise<ModelResult> {
-  try {
-    return await model.call(request);
-  } catch (thrown) {
-    return {
-      ok: false,
-      error: {
-        code: 'INTERNAL',
-        message: `model adapter threw (contract breach): ${describeThrown(thrown)}`,
-      },
-    };
+  #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>): void {
+    this.#completed = step;
+    if (next.kind === 'answer') {
+      const { text, format, intent } = next;
+      this.#ctx.log.append({ type: 'message', text, format, intent, demo: this.#demo });
+      return this.#done('success');
+    }
+    this.#notice(next.reason);
+    this.#done('stopped', next.reason);
+  }
+
+  #endAborted(): void {
+    if (this.#ctx.act.signal.reason !== RUN_DEADLINE) return this.#done('cancelled');
+    this.#notice('deadline');
+    this.#done('stopped', 'deadline');
+  }
+
+  #notice(reason: StopReason): void {
+    const text = stopNotice(reason, this.#ctx.limits);
+    this.#ctx.log.append({ type: 'message', text, format: 'structured', intent: 'notice', demo: this.#demo });
+  }
+
+  #done(status: RunStatus, stopReason?: StopReason): void {
+    this.#ctx.log.append({
+      type: 'done',
+      status,
+      ...(stopReason === undefined ? {} : { stopReason }),
+      steps: this.#completed,
+      usage: this.#usage,
+      durationMs: this.#ctx.deps.monotonic() - this.#started,
+    });
   }
 }
 

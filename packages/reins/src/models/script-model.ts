@@ -50,12 +50,12 @@ export function parseScript(jsonl: string): ScriptReply[] {
   return replies;
 }
 
-const ERROR_ALIASES: Readonly<Record<string, ErrorCode>> = {
-  timeout: 'TIMEOUT',
-  http_500: 'SERVICE_UNAVAILABLE',
-  http_503: 'SERVICE_UNAVAILABLE',
-  http_429: 'RATE_LIMITED',
-};
+const ERROR_ALIASES: ReadonlyMap<string, ErrorCode> = new Map([
+  ['timeout', 'TIMEOUT'],
+  ['http_500', 'SERVICE_UNAVAILABLE'],
+  ['http_503', 'SERVICE_UNAVAILABLE'],
+  ['http_429', 'RATE_LIMITED'],
+]);
 
 /**
  * Replays replies in order, for tests and reproductions. Records every request; fails (as
@@ -98,7 +98,7 @@ export class ScriptModel implements Model {
     }
     if (typeof reply !== 'string' && 'error' in reply) {
       const code =
-        ERROR_ALIASES[reply.error] ??
+        ERROR_ALIASES.get(reply.error) ??
         (ERROR_CODES.includes(reply.error as ErrorCode) ? (reply.error as ErrorCode) : 'SERVICE_UNAVAILABLE');
       return { ok: false, error: { code, message: reply.message ?? `scripted failure: ${reply.error}` } };
     }

@@ -1,9 +1,10 @@
 /**
  * Masks personal data in tool observations before a model sees them: e-mail addresses,
  * 18-digit PRC resident ID numbers, bank card numbers (13–19 digits passing the Luhn check,
- * optionally grouped by spaces or dashes), Chinese 11-digit mobiles (optionally +86) and
- * other phone numbers written with a leading +. The last four characters stay visible so a
- * user can still tell two records apart.
+ * optionally grouped by spaces or dashes), Chinese 11-digit mobiles (optionally +86), phone
+ * numbers written with a leading +, and landlines written with an area code (010-12345678,
+ * (415) 555-2671). The last four characters stay visible so a user can still tell two
+ * records apart. A Luhn-valid order number is masked too: erring towards privacy.
  */
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
@@ -12,6 +13,9 @@ const RESIDENT_ID =
 const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
 const CN_MOBILE = /(?<![\d+])(?:(?:\+|00)86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?!\d)/g;
 const INTL_PHONE = /(?<![\d+])\+\d{1,3}[ -]?(?:\(?\d{1,4}\)?[ -]?){2,4}\d{2,4}(?!\d)/g;
+// Landlines written with an area code: 010-12345678, (0755) 1234567, (415) 555-2671, 415-555-2671.
+const LANDLINE =
+  /(?<![\d-])(?:0\d{2,3}-\d{7,8}|\(0\d{2,3}\) ?\d{7,8}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})(?![\d-])/g;
 
 export function maskPiiText(text: string): string {
   // Fast path: nothing to mask without an @ or a run of digits.
@@ -21,21 +25,42 @@ export function maskPiiText(text: string): string {
     .replace(RESIDENT_ID, (id) => keepLast(id, 4))
     .replace(CARD, (digits) => (luhnValid(digits) ? keepLast(digits, 4) : digits))
     .replace(CN_MOBILE, (phone) => keepLast(phone, 4))
-    .replace(INTL_PHONE, (phone) => keepLast(phone, 4));
+    .replace(INTL_PHONE, (phone) => keepLast(phone, 4))
+    .replace(LANDLINE, (phone) => keepLast(phone, 4));
 }
 
-/** Deep copy with every string (keys included) masked. Non-JSON values pass through. */
+const MAX_DEPTH = 64;
+export const TOO_DEEP = '[redacted: nested too deeply]';
+
+/**
+ * The value as JSON would carry it (`toJSON` applied, so a `Date` becomes its string and
+ * nothing can restore an unmasked value later), with every string — keys included — masked,
+ * integers of 11 or more digits masked like digit strings (they become strings when masked),
+ * and anything nested deeper than 64 levels replaced by `TOO_DEEP`. Throws on values JSON
+ * cannot carry (BigInt, cycles): callers turn that into an error observation.
+ */
 export function maskPii<T>(value: T): T {
-  return maskValue(value, 0) as T;
+  if (value === undefined) return value;
+  const json = JSON.stringify(value) as string | undefined;
+  return (json === undefined ? undefined : maskValue(JSON.parse(json), 0)) as T;
 }
 
 function maskValue(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return maskPiiText(value);
-  if (value === null || typeof value !== 'object' || depth > 64) return value;
+  if (typeof value === 'number') return maskNumber(value);
+  if (value === null || typeof value !== 'object') return value;
+  if (depth >= MAX_DEPTH) return TOO_DEEP;
   if (Array.isArray(value)) return value.map((item) => maskValue(item, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [key, item] of Object.entries(value)) out[maskPiiText(key)] = maskValue(item, depth + 1);
   return out;
+}
+
+function maskNumber(value: number): number | string {
+  if (!Number.isInteger(value) || Math.abs(value) < 1e10) return value;
+  const text = String(value);
+  const masked = maskPiiText(text);
+  return masked === text ? value : masked;
 }
 
 function maskEmail(email: string): string {

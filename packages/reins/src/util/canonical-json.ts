@@ -4,7 +4,20 @@
  * decision parser, so the recursion is bounded.
  */
 export function canonicalJson(value: unknown): string {
-  return JSON.stringify(sortKeys(value)) ?? 'undefined';
+  // Models usually write keys in one order; copy with sorted keys only when some are not.
+  return JSON.stringify(keysSorted(value) ? value : sortKeys(value)) ?? 'undefined';
+}
+
+function keysSorted(value: unknown): boolean {
+  if (value === null || typeof value !== 'object') return true;
+  if (Array.isArray(value)) return value.every(keysSorted);
+  let previous: string | undefined;
+  for (const key in value) {
+    if (previous !== undefined && key < previous) return false;
+    previous = key;
+    if (!keysSorted((value as Record<string, unknown>)[key])) return false;
+  }
+  return true;
 }
 
 function sortKeys(value: unknown): unknown {
