@@ -1,22 +1,24 @@
 // Proves the limit tests can fail: removes each limit from the source in turn, runs the
-// tests that guard it, and expects a failure. Restores the file afterwards, always.
-// Usage: node scripts/mutation-check.mjs   (takes ~30 s)
+// core test suite, and expects a failure. Restores the file afterwards — also on Ctrl-C or
+// a kill by CI's timeout. Usage: node scripts/mutation-check.mjs   (about a minute)
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 
-const loop = 'packages/reins/src/loop/';
+const src = 'packages/reins/src/';
+const loop = `${src}loop/`;
+const parser = `${src}decision/parse-structured.ts`;
 const MUTANTS = [
   [
     'max steps removed',
     `${loop}run-loop.ts`,
-    'const finalStep = step >= limits.maxSteps || forcedFinal;',
-    'const finalStep = forcedFinal;',
+    'step >= limits.maxSteps || this.#turn.forcedFinal',
+    'this.#turn.forcedFinal',
   ],
   [
     'last step still offers tools',
     `${loop}run-loop.ts`,
-    'tools: finalStep ? [] : ctx.specs,',
-    'tools: ctx.specs,',
+    'tools: finalStep ? [] : this.#ctx.specs,',
+    'tools: this.#ctx.specs,',
   ],
   [
     'repeat guard removed',
@@ -27,19 +29,25 @@ const MUTANTS = [
   [
     'repeat does not force the final step',
     `${loop}run-loop.ts`,
-    'forcedFinal = true;',
-    'forcedFinal = false;',
+    'this.#turn.forcedFinal = true;',
+    'this.#turn.forcedFinal = false;',
   ],
   [
     'deadline removed',
     `${loop}run-agent.ts`,
-    'controller.abort(DEADLINE), limits.deadlineMs',
+    'controller.abort(RUN_DEADLINE), limits.deadlineMs',
     'undefined, limits.deadlineMs',
   ],
   [
+    'model call not raced against the signal',
+    `${loop}run-loop.ts`,
+    'readonly #onAbort = (): void => this.#modelCall.settle?.(ABORTED);',
+    'readonly #onAbort = (): void => undefined;',
+  ],
+  [
     'tool timeout removed',
-    `${loop}execute-action.ts`,
-    '() => stop(TOOL_TIMEOUT), timeoutMs',
+    `${loop}invoke-tool.ts`,
+    '() => ActContext.stop(ctx, TOOL_TIMEOUT), timeoutMs',
     '() => undefined, timeoutMs',
   ],
   [
@@ -51,14 +59,15 @@ const MUTANTS = [
   [
     'input not validated',
     `${loop}execute-action.ts`,
-    'const input = tool.input.safeParse(request.input);',
-    'const input = { success: true as const, data: request.input, error: undefined as never };',
+    'const input = checkAgainst(tool.input, request.input, { refuseStrayKeys: true });',
+    'const input = { ok: true as const, value: request.input };',
   ],
+  ['stray keys allowed', `${loop}validate-io.ts`, 'if (options.refuseStrayKeys) {', 'if (false) {'],
   [
     'output schema not checked',
     `${loop}execute-action.ts`,
-    'const checkedOutput = tool.output.safeParse(output);',
-    'const checkedOutput = { success: true as const, data: output, error: undefined as never };',
+    'const output = checkAgainst(tool.output, invoked.output, { refuseStrayKeys: false });',
+    'const output = { ok: true as const, value: invoked.output };',
   ],
   [
     'business check skipped',
@@ -66,32 +75,75 @@ const MUTANTS = [
     'if (tool.check === undefined) return true;',
     'return true;',
   ],
-  [
-    'no sanitizer',
-    `${loop}execute-action.ts`,
-    "return observe('ok', { result: maskPii(checkedOutput.data) });",
-    "return observe('ok', { result: checkedOutput.data });",
-  ],
+  ['no sanitizer', `${loop}execute-action.ts`, 'masked = maskPii(output.value);', 'masked = output.value;'],
   ['raw text dropped', `${loop}resolve-turn.ts`, 'text: parse.raw.trim() || EMPTY_REPLY_TEXT', "text: ''"],
+  [
+    'history window: everything summarized',
+    `${loop}prompt.ts`,
+    'const firstFull = turns.length - this.limits.historyFullSteps;',
+    'const firstFull = turns.length;',
+  ],
+  [
+    'observation cap removed',
+    `${loop}prompt.ts`,
+    'return truncate(text, this.limits.observationChars);',
+    'return text;',
+  ],
+  ['parser size cap removed', parser, 'if (raw.length > limits.maxChars) {', 'if (false) {'],
+  [
+    'parser depth cap before repair removed',
+    parser,
+    'if (nestingDepth(raw) > limits.maxDepth) {',
+    'if (false) {',
+  ],
+  [
+    'parser depth cap on the value removed',
+    parser,
+    'if (valueDepth(found.value, limits.maxDepth) > limits.maxDepth) {',
+    'if (false) {',
+  ],
+  ['repair size cap removed', parser, 'if (candidate.length > limits.maxRepairChars) {', 'if (false) {'],
+  [
+    'repair may change the shape',
+    parser,
+    'if (isPlainObject(value)) return { value, via };',
+    'return { value: value as Record<string, unknown>, via };',
+  ],
 ];
 
+let current; // [file, original] while a mutant is applied
+const restore = () => {
+  if (current !== undefined) writeFileSync(current[0], current[1]);
+  current = undefined;
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    restore();
+    process.exit(130);
+  });
+}
+
+// The mutants run without CI=true so they do not overwrite the main leg's test report.
+const env = { ...process.env, CI: '' };
 let survived = 0;
 for (const [name, file, from, to] of MUTANTS) {
   const original = readFileSync(file, 'utf8');
   if (!original.includes(from)) throw new Error(`mutant "${name}": pattern not found in ${file}`);
+  current = [file, original];
   writeFileSync(file, original.replace(from, to));
   let failed = false;
   try {
-    execFileSync('npx', ['vitest', 'run', 'packages/reins/test/run-agent', '--reporter=dot'], {
+    execFileSync('npx', ['vitest', 'run', 'packages/reins/test', '--reporter=dot', '--bail=1'], {
       stdio: 'pipe',
+      env,
     });
   } catch {
     failed = true;
   } finally {
-    writeFileSync(file, original);
+    restore();
   }
   console.log(`${failed ? 'killed  ' : 'SURVIVED'}  ${name}`);
   if (!failed) survived++;
 }
-console.log(survived === 0 ? 'every mutant was killed' : `${survived} mutant(s) survived`);
+console.log(survived === 0 ? `all ${MUTANTS.length} mutants were killed` : `${survived} mutant(s) survived`);
 process.exitCode = survived === 0 ? 0 : 1;

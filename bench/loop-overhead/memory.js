@@ -10,7 +10,6 @@
 import { setImmediate as tick } from 'node:timers/promises';
 import {
   Gate,
-  GatedHandModel,
   GatedScriptModel,
   expectedAnswer,
   handLoop,
@@ -45,7 +44,7 @@ const heapUsed = () => {
  */
 const VARIANTS = {
   reins: { start: (gate) => reinsResult(startReins(K, new GatedScriptModel(scriptFor(K), BLOCK_AT, gate))) },
-  hand: { start: (gate) => handLoop(new GatedHandModel(scriptFor(K), BLOCK_AT, gate), TOOLS, QUERY, K) },
+  hand: { start: (gate) => handLoop(new GatedScriptModel(scriptFor(K), BLOCK_AT, gate), TOOLS, QUERY, K) },
 };
 
 /**

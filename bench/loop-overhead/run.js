@@ -18,7 +18,6 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { scriptModel } from 'reins';
 import {
-  HandScriptModel,
   QUERY,
   TOOLS,
   expectedAnswer,
@@ -101,8 +100,8 @@ const REINS_EVENTS = {
 /** @type {Variant} */
 const HAND = {
   name: 'hand-written loop',
-  prepare: (k) => new HandScriptModel(scriptFor(k)),
-  run: (k, model) => handLoop(/** @type {HandScriptModel} */ (model), TOOLS, QUERY, k),
+  prepare: (k) => scriptModel(scriptFor(k)),
+  run: (k, model) => handLoop(/** @type {import('reins').Model} */ (model), TOOLS, QUERY, k),
 };
 
 /** @param {Outcome} outcome @param {number} k @param {string} name */

@@ -120,20 +120,10 @@ export const runReins = (k) => reinsResult(startReins(k));
 // The hand-written loop: parse → validate → call → observe, nothing else.
 
 /** @typedef {{ role: 'system' | 'user' | 'assistant', content: string }} Message */
-/** @typedef {{ call(messages: readonly Message[]): Promise<string> }} HandModel */
 
-/** A zero-latency model for the hand loop: an async function over the same script. */
-export class HandScriptModel {
-  #next = 0;
-  /** @param {readonly string[]} replies */
-  constructor(replies) {
-    this.replies = replies;
-  }
-  /** @param {readonly Message[]} _messages */
-  async call(_messages) {
-    return this.replies[this.#next++] ?? '';
-  }
-}
+// Both loops call the same kind of model (reins' zero-latency `scriptModel`, through the
+// `Model` interface), so the comparison measures the loops, not their models.
+const NEVER_ABORTED = new AbortController().signal;
 
 /** @type {ToolContext} */
 const HAND_CTX = { principal: ANONYMOUS, runId: 'hand', actId: 'hand', signal: new AbortController().signal };
@@ -141,7 +131,7 @@ const SYSTEM = 'Reply with one JSON object: {"action", "input"} or {"final"}.';
 
 /**
  * The baseline: what a minimal agent loop does per step, with no events, limits or audit.
- * @param {HandModel} model
+ * @param {Model} model
  * @param {readonly AnyTool[]} tools
  * @param {string} query
  * @param {number} maxSteps
@@ -156,7 +146,15 @@ export async function handLoop(model, tools, query, maxSteps) {
   ];
   let toolCalls = 0;
   for (let step = 1; step <= maxSteps; step++) {
-    const text = await model.call(messages);
+    const reply = await model.call({
+      messages,
+      tools: [],
+      signal: NEVER_ABORTED,
+      step,
+      finalStep: step === maxSteps,
+    });
+    if (!reply.ok) return { answer: reply.error.message, toolCalls, steps: step };
+    const text = reply.text;
     /** @type {{ action?: string, input?: unknown, final?: string }} */
     let decision;
     try {
@@ -185,9 +183,9 @@ export async function handLoop(model, tools, query, maxSteps) {
 
 /**
  * @param {number} k
- * @param {HandModel} [model]
+ * @param {Model} [model]
  */
-export const runHand = (k, model = new HandScriptModel(scriptFor(k))) => handLoop(model, TOOLS, QUERY, k);
+export const runHand = (k, model = scriptModel(scriptFor(k))) => handLoop(model, TOOLS, QUERY, k);
 
 // ---------------------------------------------------------------------------------------
 // A model that blocks: for the memory-per-run-in-flight measurement.
@@ -243,27 +241,6 @@ export class GatedScriptModel {
 }
 
 /** The hand loop's model over the same gate: its `blockAt`-th call waits for the gate. */
-export class GatedHandModel {
-  #next = 0;
-  /**
-   * @param {readonly string[]} replies
-   * @param {number} blockAt
-   * @param {Gate} gate
-   */
-  constructor(replies, blockAt, gate) {
-    this.replies = replies;
-    this.blockAt = blockAt;
-    this.gate = gate;
-  }
-
-  /** @param {readonly Message[]} _messages */
-  async call(_messages) {
-    const index = this.#next++;
-    if (index + 1 === this.blockAt) await waitAtGate(this.gate, undefined);
-    return this.replies[index] ?? '';
-  }
-}
-
 /**
  * Resolves true when the gate opens, false as soon as `signal` aborts.
  * @param {Gate} gate

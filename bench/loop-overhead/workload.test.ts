@@ -3,7 +3,6 @@
 import { describe, expect, it } from 'vitest';
 import {
   Gate,
-  GatedHandModel,
   GatedScriptModel,
   QUERY,
   TOOLS,
@@ -48,7 +47,7 @@ describe('loop-overhead workloads', () => {
   it('the gated models block at their call until the gate opens, then finish', async () => {
     const gate = new Gate();
     const reins = reinsResult(startReins(3, new GatedScriptModel(scriptFor(3), 2, gate)));
-    const hand = handLoop(new GatedHandModel(scriptFor(3), 2, gate), TOOLS, QUERY, 3);
+    const hand = handLoop(new GatedScriptModel(scriptFor(3), 2, gate), TOOLS, QUERY, 3);
     while (gate.waiting < 2) await new Promise((resolve) => setTimeout(resolve, 1));
     gate.open();
     expect(await reins).toEqual(await hand);

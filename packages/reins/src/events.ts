@@ -46,7 +46,8 @@ export interface ReasonStep extends StepBase {
   readonly parse:
     | { readonly ok: true; readonly via: ParseVia }
     | { readonly ok: false; readonly failure: ParseFailure; readonly message: string };
-  readonly decision?: Decision;
+  /** Absent (undefined) when the reply did not parse. */
+  readonly decision?: Decision | undefined;
 }
 
 export interface ActStep extends StepBase {

@@ -30,8 +30,11 @@ export const MAX_TIMER_MS = 2_147_483_647;
 
 /** Merges overrides onto the defaults; throws on values that would disable a bound. */
 export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLimits {
-  const limits = { ...DEFAULT_LIMITS, ...overrides };
-  for (const [key, value] of Object.entries(limits)) {
+  if (overrides === undefined) return DEFAULT_LIMITS;
+  for (const key in overrides) {
+    const value = overrides[key as keyof RunLimits];
+    if (value === undefined) continue;
+    if (!(key in DEFAULT_LIMITS)) throw new RangeError(`unknown limit ${JSON.stringify(key)}`);
     const min = key === 'historyFullSteps' ? 0 : 1;
     if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
       throw new RangeError(
@@ -39,5 +42,14 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
       );
     }
   }
-  return Object.freeze(limits);
+  return Object.freeze({ ...DEFAULT_LIMITS, ...stripUndefined(overrides) });
+}
+
+function stripUndefined(overrides: Partial<RunLimits>): Partial<RunLimits> {
+  for (const key in overrides) {
+    if (overrides[key as keyof RunLimits] === undefined) {
+      return Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
+    }
+  }
+  return overrides;
 }

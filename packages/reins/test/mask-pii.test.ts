@@ -10,6 +10,9 @@ describe('maskPiiText', () => {
     ['card 6222021234567890128', 'card ***************0128'],
     ['mail zhang.san@example.com', 'mail z***@example.com'],
     ['intl +1 415 555 2671', 'intl +* *** *** 2671'],
+    ['office 010-12345678', 'office ***-****5678'],
+    ['shop (0755) 1234567', 'shop (****) ***4567'],
+    ['us (415) 555-2671 or 415-555-2671', 'us (***) ***-2671 or ***-***-2671'],
   ])('masks %j', (input, expected) => {
     expect(maskPiiText(input)).toBe(expected);
   });
@@ -30,5 +33,23 @@ describe('maskPiiText', () => {
       'a***@b.cn': null,
     });
     expect(input.users[0]?.phone).toBe('13900001111'); // a copy, not a mutation
+  });
+
+  it('masks the JSON form: numbers that are phone numbers, toJSON results, and too-deep values', () => {
+    expect(maskPii({ phone: 13812345678, qty: 12345678901 })).toEqual({
+      phone: '*******5678',
+      qty: 12345678901,
+    });
+    const withToJson = { toJSON: () => ({ phone: '13812345678' }) };
+    expect(maskPii({ contact: withToJson })).toEqual({ contact: { phone: '*******5678' } });
+    expect(maskPii({ at: new Date(Date.UTC(2026, 0, 2)) })).toEqual({ at: '2026-01-02T00:00:00.000Z' });
+    let deep: unknown = '13812345678';
+    for (let i = 0; i < 80; i++) deep = [deep];
+    expect(JSON.stringify(maskPii(deep))).toContain('[redacted: nested too deeply]');
+    expect(JSON.stringify(maskPii(deep))).not.toContain('13812345678');
+  });
+
+  it('throws on values JSON cannot carry (the loop turns that into INVALID_OUTPUT)', () => {
+    expect(() => maskPii({ n: 1n })).toThrow(TypeError);
   });
 });

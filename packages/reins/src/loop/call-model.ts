@@ -1,32 +1,31 @@
 import { describeThrown } from '../errors.js';
 import type { Model, ModelRequest, ModelResult } from '../model.js';
 
-/**
- * Calls the model and settles as soon as the run's signal aborts, even if the adapter
- * ignores it. A contract breach (throw / reject) becomes failure data.
- */
-export function callModel(model: Model, request: ModelRequest): Promise<ModelResult> {
-  const { signal } = request;
-  if (signal.aborted) return Promise.resolve(ABORTED);
-  return new Promise<ModelResult>((resolve) => {
-    const onAbort = (): void => resolve(ABORTED);
-    signal.addEventListener('abort', onAbort, { once: true });
-    const settle = (result: ModelResult): void => {
-      signal.removeEventListener('abort', onAbort);
-      resolve(result);
-    };
-    try {
-      model.call(request).then(settle, (thrown: unknown) => settle(breach(thrown)));
-    } catch (thrown) {
-      settle(breach(thrown));
-    }
-  });
+/** Where a run keeps the settle function of its model call in flight, for its one abort listener. */
+export interface ModelCallSlot {
+  settle?: ((result: ModelResult) => void) | undefined;
 }
 
-const ABORTED: ModelResult = {
+export const ABORTED: ModelResult = {
   ok: false,
   error: { code: 'CANCELLED', message: 'the run stopped during the model call' },
 };
+
+/**
+ * Calls the model; the run settles the call through `slot` when its signal aborts, even if
+ * the adapter ignores the signal (one listener per run, not one per call). A contract
+ * breach (throw / reject) becomes failure data.
+ */
+export function callModel(model: Model, request: ModelRequest, slot: ModelCallSlot): Promise<ModelResult> {
+  return new Promise<ModelResult>((resolve) => {
+    slot.settle = resolve;
+    try {
+      model.call(request).then(resolve, (thrown: unknown) => resolve(breach(thrown)));
+    } catch (thrown) {
+      resolve(breach(thrown));
+    }
+  });
+}
 
 function breach(thrown: unknown): ModelResult {
   return {

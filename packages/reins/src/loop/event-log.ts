@@ -22,8 +22,8 @@ export class EventLog {
     return this.#closed;
   }
 
-  /** Stamps `draft` (a fresh object the caller gives up) with run id, sequence and time. */
-  append(draft: EventDraft): RunEvent {
+  /** Stamps `draft` (a fresh object the caller gives up) with run id, sequence and time (now, unless given). */
+  append(draft: EventDraft, at: number = this.now()): RunEvent {
     if (this.#closed) throw new Error(`run ${this.runId}: event after done`);
     // Stamped in place: copying every event with a spread was the loop's largest cost.
     const event = Object.assign(draft, {

@@ -1,5 +1,6 @@
 import { ToolError, describeThrown, type ErrorCode } from '../errors.js';
 import type { ObservationStatus } from '../observation.js';
+import type { Principal } from '../principal.js';
 import type { AnyTool, ToolContext } from '../tool.js';
 import { RUN_DEADLINE, TOOL_TIMEOUT } from './abort-reasons.js';
 import type { ActEnv } from './execute-action.js';
@@ -15,59 +16,86 @@ export type Invocation =
     };
 
 /**
- * Runs the tool under its timeout and the run's signal. A tool that returns synchronously
- * needs neither (nothing can interrupt it), so no timer or listener is armed for it. The
- * tool's own AbortController is made only if the tool reads `ctx.signal`.
+ * The context one act gets. A class (an object literal with a getter costs ~15× more to
+ * create), whose AbortController is made only if the tool reads `signal` — most never do.
  */
-export async function invokeTool(
+class ActContext implements ToolContext {
+  #controller: AbortController | undefined;
+  #stopped: { readonly reason: unknown } | undefined;
+  #abandon: ((reason: unknown) => void) | undefined;
+
+  constructor(
+    readonly principal: Principal,
+    readonly runId: string,
+    readonly actId: string,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (this.#controller === undefined) {
+      this.#controller = new AbortController();
+      if (this.#stopped !== undefined) this.#controller.abort(this.#stopped.reason);
+    }
+    return this.#controller.signal;
+  }
+
+  /** Why the act was stopped (timeout, run aborted), if it was. */
+  static stoppedBy(ctx: ActContext): { readonly reason: unknown } | undefined {
+    return ctx.#stopped;
+  }
+
+  static stop(ctx: ActContext, reason: unknown): void {
+    if (ctx.#stopped !== undefined) return;
+    ctx.#stopped = { reason };
+    ctx.#abandon?.(reason);
+    ctx.#controller?.abort(reason);
+  }
+
+  /** Settles with `pending`, or rejects as soon as the act is stopped (the tool is abandoned). */
+  static race(ctx: ActContext, pending: PromiseLike<unknown>): Promise<unknown> {
+    return new Promise<unknown>((resolve, reject) => {
+      if (ctx.#stopped !== undefined) return reject(ctx.#stopped.reason);
+      ctx.#abandon = reject;
+      pending.then(resolve, reject);
+    });
+  }
+}
+
+/**
+ * Runs the tool under its timeout and the run's signal. A tool that returns synchronously
+ * needs neither (nothing can interrupt it): it is answered synchronously, with no timer,
+ * listener or promise.
+ */
+export function invokeTool(
   tool: AnyTool,
   input: unknown,
   actId: string,
   env: ActEnv,
-): Promise<Invocation> {
+): Invocation | Promise<Invocation> {
   if (env.signal.aborted) return stoppedBy(env.signal.reason, tool, 0);
-  let stopped: { readonly reason: unknown } | undefined;
-  let controller: AbortController | undefined;
-  let abandon: ((reason: unknown) => void) | undefined;
-  const stop = (reason: unknown): void => {
-    if (stopped !== undefined) return;
-    stopped = { reason };
-    abandon?.(reason);
-    controller?.abort(reason);
-  };
-  const ctx: ToolContext = {
-    principal: env.principal,
-    runId: env.runId,
-    actId,
-    get signal(): AbortSignal {
-      if (controller === undefined) {
-        controller = new AbortController();
-        if (stopped !== undefined) controller.abort(stopped.reason);
-      }
-      return controller.signal;
-    },
-  };
-
+  const ctx = new ActContext(env.principal, env.runId, actId);
   let value: unknown;
   try {
     value = tool.run(input, ctx);
   } catch (thrown) {
     return failedWith(thrown, tool);
   }
-  if (!isThenable(value)) return { ok: true, output: value };
+  return isThenable(value) ? settleAsync(tool, value, ctx, env) : { ok: true, output: value };
+}
 
+async function settleAsync(
+  tool: AnyTool,
+  pending: PromiseLike<unknown>,
+  ctx: ActContext,
+  env: ActEnv,
+): Promise<Invocation> {
   const timeoutMs = tool.timeoutMs ?? env.defaultTimeoutMs;
-  const onRunAbort = (): void => stop(env.signal.reason);
+  const onRunAbort = (): void => ActContext.stop(ctx, env.signal.reason);
   env.signal.addEventListener('abort', onRunAbort, { once: true });
-  const timer = env.deps.setTimer(() => stop(TOOL_TIMEOUT), timeoutMs);
+  const timer = env.deps.setTimer(() => ActContext.stop(ctx, TOOL_TIMEOUT), timeoutMs);
   try {
-    // Settles with the tool, or as soon as it is stopped (the tool is then abandoned).
-    const output = await new Promise<unknown>((resolve, reject) => {
-      abandon = reject;
-      value.then(resolve, reject);
-    });
-    return { ok: true, output };
+    return { ok: true, output: await ActContext.race(ctx, pending) };
   } catch (thrown) {
+    const stopped = ActContext.stoppedBy(ctx);
     return stopped === undefined ? failedWith(thrown, tool) : stoppedBy(stopped.reason, tool, timeoutMs);
   } finally {
     env.deps.clearTimer(timer);
@@ -85,12 +113,8 @@ function stoppedBy(reason: unknown, tool: AnyTool, timeoutMs: number): Invocatio
     };
   }
   if (reason === RUN_DEADLINE) {
-    return {
-      ok: false,
-      status: 'timeout',
-      code: 'TIMEOUT',
-      message: `the run's deadline passed while ${tool.name} ran`,
-    };
+    const message = `the run's deadline passed while ${tool.name} ran`;
+    return { ok: false, status: 'timeout', code: 'TIMEOUT', message };
   }
   return {
     ok: false,
@@ -118,7 +142,7 @@ function failedWith(thrown: unknown, tool: AnyTool): Invocation {
   };
 }
 
-function isThenable(value: unknown): value is PromiseLike<unknown> {
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     (typeof value === 'object' || typeof value === 'function') &&
     value !== null &&

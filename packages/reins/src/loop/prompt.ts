@@ -2,6 +2,7 @@ import type { Decision } from '../decision/index.js';
 import type { RunLimits } from '../limits.js';
 import type { ChatMessage, ToolSpec } from '../model.js';
 import type { Observation } from '../observation.js';
+import { toJson } from '../sanitize/mask-pii.js';
 import { systemPrompts } from './system-prompt.js';
 
 /** One completed model step as the prompt remembers it; short forms are made once, when needed. */
@@ -71,9 +72,9 @@ export class PromptBuilder {
     const { actId, tool, status, result, error } = observation;
     const body =
       status === 'ok'
-        ? { status, result }
-        : { status, error: { code: error?.code, message: error?.message } };
-    const text = `Observation (tool ${tool}, act ${actId}): ${JSON.stringify(body)}`;
+        ? `{"status":"ok","result":${toJson(result) ?? 'null'}}`
+        : JSON.stringify({ status, error: { code: error?.code, message: error?.message } });
+    const text = `Observation (tool ${tool}, act ${actId}): ${body}`;
     return truncate(text, this.limits.observationChars);
   }
 }

@@ -10,7 +10,7 @@ import { EventLog } from './event-log.js';
 import { PromptBuilder } from './prompt.js';
 import { runLoop } from './run-loop.js';
 import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
-import { toolRegistry, toolSpec } from './tool-catalog.js';
+import { toolSet } from './tool-catalog.js';
 
 export interface RunAgentOptions {
   readonly query: string;
@@ -46,8 +46,7 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
 export function runAgent(options: RunAgentOptions): AgentRun {
   const deps = withDefaults(options.deps);
   const limits = resolveLimits(options.limits);
-  const registry = toolRegistry(options.tools);
-  const specs = options.tools.map(toolSpec);
+  const { registry, specs, names } = toolSet(options.tools);
   const runId = options.runId ?? deps.newId();
   const log = new EventLog(runId, deps.now);
 
@@ -66,6 +65,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     agent: options.agent ?? 'react',
     model: options.model,
     specs,
+    toolNames: names,
     prompt: new PromptBuilder(options.query, specs, limits, options.instructions),
     limits,
     log,

@@ -6,9 +6,9 @@ import { NO_USAGE, addUsage, type Model, type ToolSpec, type Usage } from '../mo
 import type { Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_DEADLINE } from './abort-reasons.js';
-import { callModel } from './call-model.js';
+import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
 import type { EventLog } from './event-log.js';
-import { executeAction, type ActEnv } from './execute-action.js';
+import { actOn, type ActEnv } from './execute-action.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type Resolution } from './resolve-turn.js';
 import { stopNotice } from './stop-notice.js';
@@ -17,6 +17,7 @@ export interface LoopContext {
   readonly agent: string;
   readonly model: Model;
   readonly specs: readonly ToolSpec[];
+  readonly toolNames: readonly string[];
   readonly prompt: PromptBuilder;
   readonly limits: RunLimits;
   readonly act: ActEnv;
@@ -36,11 +37,15 @@ export function runLoop(ctx: LoopContext): Promise<void> {
 class ReactLoop {
   readonly #ctx: LoopContext;
   readonly #started: number;
-  readonly #actions = new Map<string, number>();
   readonly #demo: boolean;
-  #forcedFinal = false;
+  // What resolveTurn reads, kept as one object instead of a new one per step.
+  readonly #turn = { actions: new Map<string, number>(), forcedFinal: false };
   #usage: Usage = NO_USAGE;
   #completed = 0;
+  #actStart = 0;
+  readonly #modelCall: ModelCallSlot = {};
+  // The run's one abort listener: settles the model call in flight (if any) at once.
+  readonly #onAbort = (): void => this.#modelCall.settle?.(ABORTED);
 
   constructor(ctx: LoopContext) {
     this.#ctx = ctx;
@@ -57,22 +62,25 @@ class ReactLoop {
       model: model.name,
       demo: this.#demo,
       query: prompt.query,
-      tools: this.#ctx.specs.map((s) => s.name),
+      tools: this.#ctx.toolNames,
       limits,
     });
+    signal.addEventListener('abort', this.#onAbort, { once: true });
     try {
       for (let step = 1; ; step++) {
         if (signal.aborted) return this.#endAborted();
-        const finalStep = step >= limits.maxSteps || this.#forcedFinal;
+        const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
         const reasonStart = deps.now();
         const reasonT0 = deps.monotonic();
-        const result = await callModel(model, {
+        const request = {
           messages: prompt.messages(finalStep),
           tools: finalStep ? [] : this.#ctx.specs,
           signal,
           step,
           finalStep,
-        });
+        };
+        const result = await callModel(model, request, this.#modelCall);
+        this.#modelCall.settle = undefined;
         if (result.usage !== undefined) this.#usage = addUsage(this.#usage, result.usage);
         if (signal.aborted) return this.#endAborted();
         if (!result.ok) {
@@ -83,28 +91,30 @@ class ReactLoop {
         }
 
         const parse = parseDecision(result.text);
-        log.append({
-          type: 'step',
-          phase: 'reason',
-          index: step,
-          startedAt: reasonStart,
-          endedAt: deps.now(),
-          durationMs: deps.monotonic() - reasonT0,
-          toolsOffered: !finalStep,
-          raw: result.text,
-          usage: result.usage,
-          parse: parseSummary(parse),
-          ...(parse.ok ? { decision: parse.value } : {}),
-        });
-
-        const next = resolveTurn(
-          parse,
-          { actions: this.#actions, forcedFinal: this.#forcedFinal },
-          finalStep,
+        const reasonEnd = deps.now();
+        log.append(
+          {
+            type: 'step',
+            phase: 'reason',
+            index: step,
+            startedAt: reasonStart,
+            endedAt: reasonEnd,
+            durationMs: deps.monotonic() - reasonT0,
+            toolsOffered: !finalStep,
+            raw: result.text,
+            usage: result.usage,
+            parse: parseSummary(parse),
+            decision: parse.ok ? parse.value : undefined,
+          },
+          reasonEnd,
         );
+
+        const next = resolveTurn(parse, this.#turn, finalStep);
         if (next.kind === 'answer' || next.kind === 'stop') return this.#end(step, next);
 
-        const observation = await this.#act(step, next);
+        const acted = this.#act(step, next);
+        const observation = acted instanceof Promise ? await acted : acted;
+        this.#observed(step, observation);
         if (signal.aborted) return this.#endAborted();
         this.#completed = step;
         // Clean JSON is remembered as written; anything else as the normalized decision.
@@ -124,55 +134,66 @@ class ReactLoop {
         });
         this.#done('error');
       }
+    } finally {
+      signal.removeEventListener('abort', this.#onAbort);
     }
   }
 
-  async #act(
+  /** Appends the act event and acts; synchronous when the tool answered synchronously. */
+  #act(
     step: number,
     next: Extract<Resolution, { kind: 'act' | 'refuse_repeat' }>,
-  ): Promise<Observation> {
+  ): Observation | Promise<Observation> {
     const { log, deps, act } = this.#ctx;
     const actId = deps.newId();
     const actStart = deps.now();
+    this.#actStart = actStart;
     const { tool, input } = next;
-    log.append({
-      type: 'step',
-      phase: 'act',
-      index: step,
-      actId,
-      tool,
-      input,
-      startedAt: actStart,
-      endedAt: actStart,
-      durationMs: 0,
-    });
-    let observation: Observation;
-    if (next.kind === 'refuse_repeat') {
-      this.#forcedFinal = true;
-      const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
-      observation = {
+    log.append(
+      {
+        type: 'step',
+        phase: 'act',
+        index: step,
         actId,
         tool,
-        status: 'rejected',
-        error: { code: 'REPEATED_ACTION', message, layer: 'guard' },
-        source: 'runtime',
+        input,
+        startedAt: actStart,
+        endedAt: actStart,
         durationMs: 0,
-      };
-    } else {
-      this.#actions.set(next.key, step);
-      observation = await executeAction({ actId, tool, input }, act);
+      },
+      actStart,
+    );
+    if (next.kind === 'act') {
+      this.#turn.actions.set(next.key, step);
+      return actOn({ actId, tool, input }, act);
     }
-    log.append({
-      type: 'step',
-      phase: 'observe',
-      index: step,
+    this.#turn.forcedFinal = true;
+    const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
+    return {
       actId,
-      observation,
-      startedAt: actStart,
-      endedAt: deps.now(),
-      durationMs: observation.durationMs,
-    });
-    return observation;
+      tool,
+      status: 'rejected',
+      error: { code: 'REPEATED_ACTION', message, layer: 'guard' },
+      source: 'runtime',
+      durationMs: 0,
+    };
+  }
+
+  #observed(step: number, observation: Observation): void {
+    const endedAt = this.#ctx.deps.now();
+    this.#ctx.log.append(
+      {
+        type: 'step',
+        phase: 'observe',
+        index: step,
+        actId: observation.actId,
+        observation,
+        startedAt: this.#actStart,
+        endedAt,
+        durationMs: observation.durationMs,
+      },
+      endedAt,
+    );
   }
 
   #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>): void {

@@ -27,3 +27,35 @@ export function toolRegistry(tools: readonly AnyTool[]): ReadonlyMap<string, Any
   }
   return registry;
 }
+
+/** A tool set as a run needs it: by name, as model-facing specs, and the names. */
+export interface ToolSet {
+  readonly registry: ReadonlyMap<string, AnyTool>;
+  readonly specs: readonly ToolSpec[];
+  readonly names: readonly string[];
+}
+
+const toolSets = new WeakMap<readonly AnyTool[], ToolSet>();
+
+/**
+ * The tool set of an array of tools, built once per array (apps pass the same array to
+ * every run). An array changed after its first run is rebuilt, as its length or members differ.
+ */
+export function toolSet(tools: readonly AnyTool[]): ToolSet {
+  const known = toolSets.get(tools);
+  if (
+    known !== undefined &&
+    known.specs.length === tools.length &&
+    tools.every((t) => known.registry.get(t.name) === t)
+  ) {
+    return known;
+  }
+  const specs = Object.freeze(tools.map(toolSpec));
+  const set: ToolSet = {
+    registry: toolRegistry(tools),
+    specs,
+    names: Object.freeze(specs.map((s) => s.name)),
+  };
+  toolSets.set(tools, set);
+  return set;
+}

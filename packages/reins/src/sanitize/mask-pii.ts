@@ -19,7 +19,7 @@ const LANDLINE =
 
 export function maskPiiText(text: string): string {
   // Fast path: nothing to mask without an @ or a run of digits.
-  if (!/@|\d{4}/.test(text)) return text;
+  if (!MAY_HOLD_PII.test(text)) return text;
   return text
     .replace(EMAIL, maskEmail)
     .replace(RESIDENT_ID, (id) => keepLast(id, 4))
@@ -42,7 +42,23 @@ export const TOO_DEEP = '[redacted: nested too deeply]';
 export function maskPii<T>(value: T): T {
   if (value === undefined) return value;
   const json = JSON.stringify(value) as string | undefined;
-  return (json === undefined ? undefined : maskValue(JSON.parse(json), 0)) as T;
+  if (json === undefined) return undefined as T;
+  // Fast path: no @ and no run of 4 digits anywhere means nothing to mask.
+  if (!MAY_HOLD_PII.test(json)) {
+    const copy: unknown = JSON.parse(json);
+    if (typeof copy === 'object' && copy !== null) jsonOfMasked.set(copy, json);
+    return copy as T;
+  }
+  return maskValue(JSON.parse(json), 0) as T;
+}
+
+const MAY_HOLD_PII = /@|\d{4}/;
+const jsonOfMasked = new WeakMap<object, string>();
+
+/** `JSON.stringify(value)`, reusing the text `maskPii` already made for it when it can. */
+export function toJson(value: unknown): string | undefined {
+  const known = typeof value === 'object' && value !== null ? jsonOfMasked.get(value) : undefined;
+  return known ?? (JSON.stringify(value) as string | undefined);
 }
 
 function maskValue(value: unknown, depth: number): unknown {
