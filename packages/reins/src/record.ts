@@ -112,7 +112,8 @@ function recordStep(event: StepEvent): RecordStep {
 // Most events of a run share a millisecond; one remembered conversion saves most of the cost.
 let lastMs = Number.NaN;
 let lastIso = '';
-function iso(ms: number): string {
+function iso(at: number): string {
+  const ms = Math.floor(at);
   if (ms !== lastMs) {
     lastMs = ms;
     lastIso = new Date(ms).toISOString();

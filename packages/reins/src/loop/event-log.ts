@@ -29,7 +29,7 @@ export class EventLog {
     const event = Object.assign(draft, {
       runId: this.runId,
       seq: this.#events.length,
-      at: this.now(),
+      at,
     }) as RunEvent;
     this.#events.push(event);
     if (event.type === 'done') this.#closed = true;

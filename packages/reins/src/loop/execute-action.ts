@@ -48,7 +48,7 @@ export async function executeAction(request: ActRequest, env: ActEnv): Promise<O
  * path saves the microtask hops (see bench/).
  */
 export function actOn(request: ActRequest, env: ActEnv): Observation | Promise<Observation> {
-  const started = env.deps.monotonic();
+  const started = env.deps.now();
   const tool = env.registry.get(request.tool);
   if (tool === undefined) {
     const available = [...env.registry.keys()].join(', ') || 'none';
@@ -107,7 +107,7 @@ function observe(
   source = `tool:${request.tool}`,
 ): Observation {
   const { actId, tool } = request;
-  const durationMs = env.deps.monotonic() - started;
+  const durationMs = env.deps.now() - started;
   if (status === 'ok') return { actId, tool, status, result: outcome.result, source, durationMs };
   const error = {
     code: outcome.code ?? 'INTERNAL',

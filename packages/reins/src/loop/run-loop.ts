@@ -49,7 +49,7 @@ class ReactLoop {
 
   constructor(ctx: LoopContext) {
     this.#ctx = ctx;
-    this.#started = ctx.deps.monotonic();
+    this.#started = ctx.deps.now();
     this.#demo = ctx.model.demo === true;
   }
 
@@ -71,7 +71,6 @@ class ReactLoop {
         if (signal.aborted) return this.#endAborted();
         const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
         const reasonStart = deps.now();
-        const reasonT0 = deps.monotonic();
         const request = {
           messages: prompt.messages(finalStep),
           tools: finalStep ? [] : this.#ctx.specs,
@@ -99,7 +98,7 @@ class ReactLoop {
             index: step,
             startedAt: reasonStart,
             endedAt: reasonEnd,
-            durationMs: deps.monotonic() - reasonT0,
+            durationMs: reasonEnd - reasonStart,
             toolsOffered: !finalStep,
             raw: result.text,
             usage: result.usage,
@@ -225,7 +224,7 @@ class ReactLoop {
       ...(stopReason === undefined ? {} : { stopReason }),
       steps: this.#completed,
       usage: this.#usage,
-      durationMs: this.#ctx.deps.monotonic() - this.#started,
+      durationMs: this.#ctx.deps.now() - this.#started,
     });
   }
 }

@@ -3,10 +3,12 @@
  * Defaults use only web-standard globals (no `node:` imports in the core).
  */
 export interface RunDeps {
-  /** Wall clock, epoch milliseconds (timestamps in events). */
+  /**
+   * Epoch milliseconds, fractional, for timestamps and durations alike (one read serves
+   * both). The default is the monotonic clock anchored to the wall clock, re-anchored each
+   * second so a long-lived process does not drift from wall time.
+   */
   now(): number;
-  /** Monotonic milliseconds (durations). */
-  monotonic(): number;
   /** UUIDv4 for run ids and act ids. */
   newId(): string;
   setTimer(callback: () => void, ms: number): unknown;
@@ -14,8 +16,7 @@ export interface RunDeps {
 }
 
 export const defaultDeps: RunDeps = Object.freeze({
-  now: () => Date.now(),
-  monotonic: () => performance.now(),
+  now: anchoredNow,
   newId: () => flatUuid(),
   setTimer: (callback: () => void, ms: number): unknown => {
     const handle = setTimeout(callback, ms);
@@ -38,4 +39,16 @@ function flatUuid(): string {
   const id = crypto.randomUUID();
   id.charCodeAt(0);
   return id;
+}
+
+let anchor = Date.now() - performance.now();
+let anchoredAt = performance.now();
+
+function anchoredNow(): number {
+  const elapsed = performance.now();
+  if (elapsed - anchoredAt > 1_000) {
+    anchor = Date.now() - elapsed;
+    anchoredAt = elapsed;
+  }
+  return anchor + elapsed;
 }
