@@ -99,8 +99,8 @@ const MUTANTS = [
   [
     'parser depth cap on the value removed',
     parser,
-    'if (valueDepth(found.value, limits.maxDepth) > limits.maxDepth) {',
-    'if (false) {',
+    'const tooDeep = (value: unknown): boolean => valueDepth(value, limits.maxDepth) > limits.maxDepth;',
+    'const tooDeep = (_value: unknown): boolean => false;',
   ],
   ['repair size cap removed', parser, 'if (candidate.length > limits.maxRepairChars) {', 'if (false) {'],
   [

@@ -58,10 +58,11 @@ export function parseStructured<T>(
   limits: ParseLimits = DEFAULT_PARSE_LIMITS,
 ): StructuredParse<T> {
   const validate = typeof schema === 'function' ? schema : zodValidation(schema);
-  const judge = (found: JsonFound): StructuredParse<T> => {
+  const tooDeep = (value: unknown): boolean => valueDepth(value, limits.maxDepth) > limits.maxDepth;
+  const judge = (found: JsonFound, depthChecked = false): StructuredParse<T> => {
     if ('failure' in found) return { ok: false, raw, failure: found.failure, message: found.message };
     // The text scan can be misled (a stray `"` in prose), so the cap holds on the value too.
-    if (valueDepth(found.value, limits.maxDepth) > limits.maxDepth) {
+    if (!depthChecked && tooDeep(found.value)) {
       return { ok: false, raw, failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` };
     }
     const checked = validate(found.value);
@@ -69,17 +70,22 @@ export function parseStructured<T>(
     return { ok: false, raw, failure: 'schema', message: checked.message, via: found.via };
   };
   try {
-    if (typeof raw !== 'string' || raw.trim() === '')
-      return judge({ failure: 'empty', message: 'empty reply' });
+    const text = typeof raw === 'string' ? raw.trim() : '';
+    if (text === '') return judge({ failure: 'empty', message: 'empty reply' });
     if (raw.length > limits.maxChars) {
       return judge({ failure: 'too_large', message: `reply longer than ${limits.maxChars} characters` });
     }
+    const clean = tryJson(text);
+    if (clean !== undefined) {
+      // Valid JSON: the depth cap is checked on the value (one walk, iterative, bounded).
+      if (tooDeep(clean))
+        return judge({ failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` });
+      return judge(asObject(clean, 'clean'), true);
+    }
+    // Before extraction and the repair: the cap on the text (jsonrepair recurses).
     if (nestingDepth(raw) > limits.maxDepth) {
       return judge({ failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` });
     }
-    const text = raw.trim();
-    const clean = tryJson(text);
-    if (clean !== undefined) return judge(asObject(clean, 'clean'));
 
     const fences = fencedBlocks(text);
     const { complete, truncated } = balancedObjects(text);

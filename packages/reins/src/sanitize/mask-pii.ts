@@ -46,19 +46,23 @@ export function maskPii<T>(value: T): T {
   // Fast path: no @ and no run of 4 digits anywhere means nothing to mask.
   if (!MAY_HOLD_PII.test(json)) {
     const copy: unknown = JSON.parse(json);
-    if (typeof copy === 'object' && copy !== null) jsonOfMasked.set(copy, json);
+    lastCopy = copy;
+    lastJson = json;
     return copy as T;
   }
   return maskValue(JSON.parse(json), 0) as T;
 }
 
 const MAY_HOLD_PII = /@|\d{4}/;
-const jsonOfMasked = new WeakMap<object, string>();
+// The last fast-path copy and its JSON: the loop describes an observation right after
+// masking it, so one remembered pair saves a second stringify (a WeakMap costs more).
+let lastCopy: unknown;
+let lastJson = '';
 
-/** `JSON.stringify(value)`, reusing the text `maskPii` already made for it when it can. */
+/** `JSON.stringify(value)`, reusing the text `maskPii` just made for it when it can. */
 export function toJson(value: unknown): string | undefined {
-  const known = typeof value === 'object' && value !== null ? jsonOfMasked.get(value) : undefined;
-  return known ?? (JSON.stringify(value) as string | undefined);
+  if (value === lastCopy && typeof value === 'object' && value !== null) return lastJson;
+  return JSON.stringify(value) as string | undefined;
 }
 
 function maskValue(value: unknown, depth: number): unknown {

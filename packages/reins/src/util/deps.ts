@@ -17,7 +17,7 @@ export interface RunDeps {
 
 export const defaultDeps: RunDeps = Object.freeze({
   now: anchoredNow,
-  newId: () => flatUuid(),
+  newId: uuidV4,
   setTimer: (callback: () => void, ms: number): unknown => {
     const handle = setTimeout(callback, ms);
     // A pending deadline must not keep a finished CLI process alive.
@@ -32,13 +32,34 @@ export function withDefaults(deps: Partial<RunDeps> | undefined): RunDeps {
 }
 
 /**
- * `crypto.randomUUID()` returns a string V8 keeps as a rope of ~14 pieces (~480 bytes);
- * reading one character flattens it to 36 bytes, and ids live as long as the run's log.
+ * A UUIDv4 from a pooled CSPRNG buffer, built as one flat string. `crypto.randomUUID()`
+ * returns a rope V8 keeps as ~14 pieces (~480 bytes while the run's log holds it), and
+ * flattening it costs twice the call; this is both flat (36 bytes) and cheaper.
  */
-function flatUuid(): string {
-  const id = crypto.randomUUID();
-  id.charCodeAt(0);
-  return id;
+const POOL_BYTES = 16 * 256;
+const pool = new Uint8Array(POOL_BYTES);
+let poolOffset = POOL_BYTES;
+const HEX = Array.from({ length: 16 }, (_, i) => i.toString(16).charCodeAt(0));
+const codes: number[] = new Array<number>(36).fill(0);
+
+export function uuidV4(): string {
+  if (poolOffset === POOL_BYTES) {
+    crypto.getRandomValues(pool);
+    poolOffset = 0;
+  }
+  const start = poolOffset;
+  poolOffset += 16;
+  let j = 0;
+  for (let i = 0; i < 16; i++) {
+    if (i === 4 || i === 6 || i === 8 || i === 10) codes[j++] = 45; // '-'
+    let byte = pool[start + i] as number;
+    if (i === 6)
+      byte = (byte & 0x0f) | 0x40; // version 4
+    else if (i === 8) byte = (byte & 0x3f) | 0x80; // RFC 4122 variant
+    codes[j++] = HEX[byte >> 4] as number;
+    codes[j++] = HEX[byte & 15] as number;
+  }
+  return String.fromCharCode(...codes);
 }
 
 let anchor = Date.now() - performance.now();
