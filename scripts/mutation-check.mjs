@@ -17,8 +17,8 @@ const MUTANTS = [
   [
     'last step still offers tools',
     `${loop}run-loop.ts`,
-    'tools: finalStep ? [] : this.#ctx.specs,',
-    'tools: this.#ctx.specs,',
+    'const tools = finalStep ? [] : this.#ctx.specs;',
+    'const tools = this.#ctx.specs;',
   ],
   [
     'repeat guard removed',

@@ -63,6 +63,17 @@ describe('event protocol', () => {
     expect(record.error?.message).toContain('adapter bug');
   });
 
+  it('leaving a for-await early ends only that iterator; the run and other iterators go on', async () => {
+    const run = runAgent({ query: 'q', model: scriptModel([{ text: final('x'), delayMs: 5 }]), tools: [] });
+    for await (const event of run) if (event.type === 'start') break;
+    const iterator = run[Symbol.asyncIterator]();
+    expect((await iterator.next()).value).toMatchObject({ type: 'start' });
+    expect(await iterator.return?.()).toEqual({ done: true, value: undefined });
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    expect(shape(await collect(run))).toEqual(['start', 'step:reason', 'message', 'done']);
+    expect((await run.result).status).toBe('success');
+  });
+
   it('every iterator replays the whole log from start', async () => {
     const run = runAgent({ query: 'q', model: scriptModel([final('x')]), tools: [] });
     const [a, b] = await Promise.all([collect(run), collect(run)]);

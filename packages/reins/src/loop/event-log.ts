@@ -39,17 +39,14 @@ export class EventLog {
     return event;
   }
 
-  async *follow(fromSeq = 0): AsyncGenerator<RunEvent, void, undefined> {
-    let next = fromSeq;
-    for (;;) {
-      while (next < this.#events.length) {
-        const event = this.#events[next++] as RunEvent;
-        yield event;
-        if (event.type === 'done') return;
-      }
-      if (this.#closed) return;
-      await this.#nextAppend();
-    }
+  /** Replays from `fromSeq`, then follows live until `done` (a plain iterator: cheaper than a generator). */
+  follow(fromSeq = 0): AsyncIterableIterator<RunEvent> {
+    return new LogCursor(this, fromSeq);
+  }
+
+  /** Resolves at the next append (or at once if the log is closed). */
+  nextAppend(): Promise<void> {
+    return this.#closed ? Promise.resolve() : this.#nextAppend();
   }
 
   #nextAppend(): Promise<void> {
@@ -60,5 +57,43 @@ export class EventLog {
         resolve();
       };
     });
+  }
+}
+
+const END: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
+
+class LogCursor implements AsyncIterableIterator<RunEvent> {
+  #next: number;
+  #finished = false;
+
+  constructor(
+    private readonly log: EventLog,
+    from: number,
+  ) {
+    this.#next = from;
+  }
+
+  next(): Promise<IteratorResult<RunEvent, undefined>> {
+    if (this.#finished) return Promise.resolve(END);
+    const events = this.log.events;
+    if (this.#next < events.length) {
+      const event = events[this.#next++] as RunEvent;
+      if (event.type === 'done') this.#finished = true;
+      return Promise.resolve({ done: false, value: event });
+    }
+    if (this.log.closed) {
+      this.#finished = true;
+      return Promise.resolve(END);
+    }
+    return this.log.nextAppend().then(() => this.next());
+  }
+
+  return(): Promise<IteratorResult<RunEvent, undefined>> {
+    this.#finished = true;
+    return Promise.resolve(END);
+  }
+
+  [Symbol.asyncIterator](): AsyncIterableIterator<RunEvent> {
+    return this;
   }
 }

@@ -6,6 +6,7 @@ import { maskPii, maskPiiText } from '../sanitize/mask-pii.js';
 import type { AnyTool, CheckResult } from '../tool.js';
 import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
+import type { AbortLike } from './run-abort.js';
 import { checkAgainst, describeIssues } from './validate-io.js';
 
 /** What acting needs from the run. Shared by the ReAct loop and (later) the plan executor. */
@@ -14,7 +15,7 @@ export interface ActEnv {
   readonly principal: Principal;
   readonly runId: string;
   /** Aborts when the run is cancelled or its deadline passes. */
-  readonly signal: AbortSignal;
+  readonly signal: AbortLike;
   readonly defaultTimeoutMs: number;
   readonly deps: RunDeps;
 }

@@ -8,6 +8,7 @@ import { withDefaults, type RunDeps } from '../util/deps.js';
 import { describeThrown } from '../errors.js';
 import { EventLog } from './event-log.js';
 import { PromptBuilder } from './prompt.js';
+import { RunAbort } from './run-abort.js';
 import { runLoop } from './run-loop.js';
 import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
 import { toolSet } from './tool-catalog.js';
@@ -50,12 +51,12 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const runId = options.runId ?? deps.newId();
   const log = new EventLog(runId, deps.now);
 
-  const controller = new AbortController();
-  const cancel = (): void => controller.abort(RUN_CANCELLED);
+  const abort = new RunAbort();
+  const cancel = (): void => abort.abort(RUN_CANCELLED);
   const external = options.signal;
   if (external?.aborted) cancel();
   else external?.addEventListener('abort', cancel, { once: true });
-  const deadline = deps.setTimer(() => controller.abort(RUN_DEADLINE), limits.deadlineMs);
+  const deadline = deps.setTimer(() => abort.abort(RUN_DEADLINE), limits.deadlineMs);
 
   const cleanup = (): void => {
     deps.clearTimer(deadline);
@@ -66,6 +67,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     model: options.model,
     specs,
     toolNames: names,
+    abort,
     prompt: new PromptBuilder(options.query, specs, limits, options.instructions),
     limits,
     log,
@@ -74,7 +76,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       registry,
       principal: options.principal ?? ANONYMOUS,
       runId,
-      signal: controller.signal,
+      signal: abort,
       defaultTimeoutMs: limits.toolTimeoutMs,
       deps,
     },
@@ -120,7 +122,7 @@ class Run implements AgentRun {
     return (this.#result ??= this.#finished.then(() => buildRunRecord(this.#log.events)));
   }
 
-  [Symbol.asyncIterator](): AsyncGenerator<RunEvent, void, undefined> {
+  [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
     return this.#log.follow();
   }
 }

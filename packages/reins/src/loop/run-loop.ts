@@ -7,6 +7,7 @@ import type { Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_DEADLINE } from './abort-reasons.js';
 import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
+import { StepRequest, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import { actOn, type ActEnv } from './execute-action.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
@@ -18,6 +19,8 @@ export interface LoopContext {
   readonly model: Model;
   readonly specs: readonly ToolSpec[];
   readonly toolNames: readonly string[];
+  /** The run's abort state (`act.signal` is the same object). */
+  readonly abort: RunAbort;
   readonly prompt: PromptBuilder;
   readonly limits: RunLimits;
   readonly act: ActEnv;
@@ -71,13 +74,8 @@ class ReactLoop {
         if (signal.aborted) return this.#endAborted();
         const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
         const reasonStart = deps.now();
-        const request = {
-          messages: prompt.messages(finalStep),
-          tools: finalStep ? [] : this.#ctx.specs,
-          signal,
-          step,
-          finalStep,
-        };
+        const tools = finalStep ? [] : this.#ctx.specs;
+        const request = new StepRequest(prompt.messages(finalStep), tools, step, finalStep, this.#ctx.abort);
         const result = await callModel(model, request, this.#modelCall);
         this.#modelCall.settle = undefined;
         if (result.usage !== undefined) this.#usage = addUsage(this.#usage, result.usage);
