@@ -33,7 +33,8 @@ export function validateDecision(value: Readonly<Record<string, unknown>>): Vali
   const action = value.action ?? undefined;
   const final = value.final ?? undefined;
   const ask = value.ask ?? undefined;
-  const present = [action, final, ask].filter((v) => v !== undefined).length;
+  const present =
+    (action === undefined ? 0 : 1) + (final === undefined ? 0 : 1) + (ask === undefined ? 0 : 1);
   if (present !== 1) {
     const keys = (['action', 'final', 'ask'] as const).filter((k) => value[k] != null);
     return fail(

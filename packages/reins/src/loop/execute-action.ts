@@ -48,8 +48,12 @@ export async function executeAction(request: ActRequest, env: ActEnv): Promise<O
  * `executeAction` without the promise when the tool answered synchronously: the loop's hot
  * path saves the microtask hops (see bench/).
  */
-export function actOn(request: ActRequest, env: ActEnv): Observation | Promise<Observation> {
-  const started = env.deps.now();
+export function actOn(
+  request: ActRequest,
+  env: ActEnv,
+  startedAt?: number,
+): Observation | Promise<Observation> {
+  const started = startedAt ?? env.deps.now();
   const tool = env.registry.get(request.tool);
   if (tool === undefined) {
     const available = [...env.registry.keys()].join(', ') || 'none';

@@ -1,8 +1,8 @@
-import { parseDecision, type DecisionParse } from '../decision/index.js';
+import { parseDecision, type DecisionParse, type ParseVia } from '../decision/index.js';
 import { describeThrown } from '../errors.js';
-import type { RunStatus, StopReason } from '../events.js';
+import type { ReasonStep, RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
-import { NO_USAGE, addUsage, type Model, type ToolSpec, type Usage } from '../model.js';
+import type { Model, ToolSpec } from '../model.js';
 import type { Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_DEADLINE } from './abort-reasons.js';
@@ -43,7 +43,8 @@ class ReactLoop {
   readonly #demo: boolean;
   // What resolveTurn reads, kept as one object instead of a new one per step.
   readonly #turn = { actions: new Map<string, number>(), forcedFinal: false };
-  #usage: Usage = NO_USAGE;
+  #inputTokens = 0;
+  #outputTokens = 0;
   #completed = 0;
   #actStart = 0;
   readonly #modelCall: ModelCallSlot = {};
@@ -78,7 +79,10 @@ class ReactLoop {
         const request = new StepRequest(prompt.messages(finalStep), tools, step, finalStep, this.#ctx.abort);
         const result = await callModel(model, request, this.#modelCall);
         this.#modelCall.settle = undefined;
-        if (result.usage !== undefined) this.#usage = addUsage(this.#usage, result.usage);
+        if (result.usage !== undefined) {
+          this.#inputTokens += result.usage.inputTokens;
+          this.#outputTokens += result.usage.outputTokens;
+        }
         if (signal.aborted) return this.#endAborted();
         if (!result.ok) {
           const { code, message } = result.error;
@@ -109,7 +113,7 @@ class ReactLoop {
         const next = resolveTurn(parse, this.#turn, finalStep);
         if (next.kind === 'answer' || next.kind === 'stop') return this.#end(step, next);
 
-        const acted = this.#act(step, next);
+        const acted = this.#act(step, next, reasonEnd);
         const observation = acted instanceof Promise ? await acted : acted;
         this.#observed(step, observation);
         if (signal.aborted) return this.#endAborted();
@@ -136,14 +140,17 @@ class ReactLoop {
     }
   }
 
-  /** Appends the act event and acts; synchronous when the tool answered synchronously. */
+  /**
+   * Appends the act event and acts, from `actStart` (when the reasoning ended); synchronous
+   * when the tool answered synchronously.
+   */
   #act(
     step: number,
     next: Extract<Resolution, { kind: 'act' | 'refuse_repeat' }>,
+    actStart: number,
   ): Observation | Promise<Observation> {
     const { log, deps, act } = this.#ctx;
     const actId = deps.newId();
-    const actStart = deps.now();
     this.#actStart = actStart;
     const { tool, input } = next;
     log.append(
@@ -162,7 +169,7 @@ class ReactLoop {
     );
     if (next.kind === 'act') {
       this.#turn.actions.set(next.key, step);
-      return actOn({ actId, tool, input }, act);
+      return actOn({ actId, tool, input }, act, actStart);
     }
     this.#turn.forcedFinal = true;
     const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
@@ -177,7 +184,7 @@ class ReactLoop {
   }
 
   #observed(step: number, observation: Observation): void {
-    const endedAt = this.#ctx.deps.now();
+    const endedAt = this.#actStart + observation.durationMs; // no second clock read
     this.#ctx.log.append(
       {
         type: 'step',
@@ -221,14 +228,19 @@ class ReactLoop {
       status,
       ...(stopReason === undefined ? {} : { stopReason }),
       steps: this.#completed,
-      usage: this.#usage,
+      usage: { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens },
       durationMs: this.#ctx.deps.now() - this.#started,
     });
   }
 }
 
-function parseSummary(parse: DecisionParse) {
-  return parse.ok
-    ? ({ ok: true, via: parse.via } as const)
-    : ({ ok: false, failure: parse.failure, message: parse.message } as const);
+// Shared, frozen: a parsed step's summary is one of three values.
+const PARSED: Readonly<Record<ParseVia, ReasonStep['parse']>> = {
+  clean: Object.freeze({ ok: true, via: 'clean' }),
+  extracted: Object.freeze({ ok: true, via: 'extracted' }),
+  repaired: Object.freeze({ ok: true, via: 'repaired' }),
+};
+
+function parseSummary(parse: DecisionParse): ReasonStep['parse'] {
+  return parse.ok ? PARSED[parse.via] : { ok: false, failure: parse.failure, message: parse.message };
 }
