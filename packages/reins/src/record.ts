@@ -1,4 +1,13 @@
-import type { RunEvent, RunStatus, StepEvent, StopReason } from './events.js';
+import type {
+  DoneEvent,
+  ErrorEvent,
+  MessageEvent,
+  RunEvent,
+  RunStatus,
+  StartEvent,
+  StepEvent,
+  StopReason,
+} from './events.js';
 import type { RunLimits } from './limits.js';
 
 export const RUN_RECORD_VERSION = 1;
@@ -42,25 +51,45 @@ export interface RunRecord {
 }
 
 export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
-  const start = events.find((e) => e.type === 'start');
-  const done = events.findLast((e) => e.type === 'done');
-  if (start?.type !== 'start' || done?.type !== 'done') {
+  // One pass over the log: this runs once for every run whose result is read.
+  let start: StartEvent | undefined;
+  let done: DoneEvent | undefined;
+  let message: MessageEvent | undefined;
+  let error: ErrorEvent | undefined;
+  const steps: RecordStep[] = [];
+  for (const event of events) {
+    switch (event.type) {
+      case 'step':
+        steps.push(recordStep(event));
+        break;
+      case 'start':
+        start ??= event;
+        break;
+      case 'message':
+        message = event;
+        break;
+      case 'error':
+        error = event;
+        break;
+      case 'done':
+        done = event;
+        break;
+    }
+  }
+  if (start === undefined || done === undefined) {
     throw new Error('buildRunRecord needs a complete log (start … done)');
   }
-  const message = events.findLast((e) => e.type === 'message');
-  const error = events.findLast((e) => e.type === 'error');
-  const steps = events.filter((e): e is StepEvent => e.type === 'step').map(recordStep);
   const answer =
-    message?.type === 'message'
+    message !== undefined
       ? { final_answer: message.text, format: message.format, intent: message.intent }
-      : error?.type === 'error'
+      : error !== undefined
         ? { final_answer: error.message, format: 'structured' as const, intent: 'error' as const }
         : {
             final_answer: `The run was cancelled after ${done.steps} completed step(s).`,
             format: 'structured' as const,
             intent: 'cancelled' as const,
           };
-  return {
+  const record: RunRecord = {
     schema_version: RUN_RECORD_VERSION,
     run_id: start.runId,
     agent: start.agent,
@@ -68,9 +97,7 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
     demo: start.demo,
     query: start.query,
     status: done.status,
-    ...(done.stopReason === undefined ? {} : { stop_reason: done.stopReason }),
     ...answer,
-    ...(error?.type === 'error' ? { error: { code: error.code, message: error.message } } : {}),
     limits: start.limits,
     usage: { input_tokens: done.usage.inputTokens, output_tokens: done.usage.outputTokens },
     model_steps: done.steps,
@@ -79,6 +106,10 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
     duration_ms: done.durationMs,
     steps,
   };
+  if (done.stopReason !== undefined) (record as { stop_reason?: StopReason }).stop_reason = done.stopReason;
+  if (error !== undefined)
+    (record as { error?: RunRecord['error'] }).error = { code: error.code, message: error.message };
+  return record;
 }
 
 function recordStep(event: StepEvent): RecordStep {

@@ -170,6 +170,8 @@ describe('limit configuration', () => {
   it('refuses limits that would disable a bound', () => {
     const model = scriptModel([]);
     expect(() => runAgent({ query: 'q', model, tools: [], limits: { maxSteps: 0 } })).toThrow(RangeError);
+    const typo = { maxStep: 3 } as unknown as { maxSteps: number };
+    expect(() => runAgent({ query: 'q', model, tools: [], limits: typo })).toThrow(/unknown limit "maxStep"/);
     expect(() =>
       runAgent({ query: 'q', model, tools: [], limits: { deadlineMs: Number.POSITIVE_INFINITY } }),
     ).toThrow(/deadlineMs/);

@@ -6,7 +6,9 @@ import type { EventDraft, RunEvent } from '../events.js';
  */
 export class EventLog {
   readonly #events: RunEvent[] = [];
-  #wake: (() => void) | undefined;
+  // Iterators waiting for the next event: usually none or one.
+  #waiter: (() => void) | undefined;
+  #moreWaiters: (() => void)[] | undefined;
   #closed = false;
 
   constructor(
@@ -33,9 +35,12 @@ export class EventLog {
     event.at = at;
     this.#events.push(event as RunEvent);
     if (event.type === 'done') this.#closed = true;
-    const wake = this.#wake;
-    this.#wake = undefined;
-    wake?.();
+    const waiter = this.#waiter;
+    const more = this.#moreWaiters;
+    this.#waiter = undefined;
+    this.#moreWaiters = undefined;
+    waiter?.();
+    if (more !== undefined) for (const wake of more) wake();
     return event;
   }
 
@@ -44,19 +49,10 @@ export class EventLog {
     return new LogCursor(this, fromSeq);
   }
 
-  /** Resolves at the next append (or at once if the log is closed). */
-  nextAppend(): Promise<void> {
-    return this.#closed ? Promise.resolve() : this.#nextAppend();
-  }
-
-  #nextAppend(): Promise<void> {
-    return new Promise((resolve) => {
-      const previous = this.#wake;
-      this.#wake = () => {
-        previous?.();
-        resolve();
-      };
-    });
+  /** Calls `wake` once, at the next append. */
+  onNextAppend(wake: () => void): void {
+    if (this.#waiter === undefined) this.#waiter = wake;
+    else (this.#moreWaiters ??= []).push(wake);
   }
 }
 
@@ -74,18 +70,10 @@ class LogCursor implements AsyncIterableIterator<RunEvent> {
   }
 
   next(): Promise<IteratorResult<RunEvent, undefined>> {
-    if (this.#finished) return Promise.resolve(END);
-    const events = this.log.events;
-    if (this.#next < events.length) {
-      const event = events[this.#next++] as RunEvent;
-      if (event.type === 'done') this.#finished = true;
-      return Promise.resolve({ done: false, value: event });
-    }
-    if (this.log.closed) {
-      this.#finished = true;
-      return Promise.resolve(END);
-    }
-    return this.log.nextAppend().then(() => this.next());
+    const ready = this.#take();
+    if (ready !== undefined) return Promise.resolve(ready);
+    // One promise per awaited event: resolved by the append itself.
+    return new Promise((resolve) => this.log.onNextAppend(() => resolve(this.#take() ?? END)));
   }
 
   return(): Promise<IteratorResult<RunEvent, undefined>> {
@@ -95,5 +83,20 @@ class LogCursor implements AsyncIterableIterator<RunEvent> {
 
   [Symbol.asyncIterator](): AsyncIterableIterator<RunEvent> {
     return this;
+  }
+
+  #take(): IteratorResult<RunEvent, undefined> | undefined {
+    if (this.#finished) return END;
+    const events = this.log.events;
+    if (this.#next < events.length) {
+      const event = events[this.#next++] as RunEvent;
+      if (event.type === 'done') this.#finished = true;
+      return { done: false, value: event };
+    }
+    if (this.log.closed) {
+      this.#finished = true;
+      return END;
+    }
+    return undefined;
   }
 }
