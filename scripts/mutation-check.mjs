@@ -35,7 +35,7 @@ const MUTANTS = [
   [
     'deadline removed',
     `${loop}run-agent.ts`,
-    'controller.abort(RUN_DEADLINE), limits.deadlineMs',
+    'abort.abort(RUN_DEADLINE), limits.deadlineMs',
     'undefined, limits.deadlineMs',
   ],
   [
@@ -110,6 +110,11 @@ const MUTANTS = [
     'return { value: value as Record<string, unknown>, via };',
   ],
 ];
+
+// Preflight: every pattern must be in its file before anything is touched.
+for (const [name, file, from] of MUTANTS) {
+  if (!readFileSync(file, 'utf8').includes(from)) throw new Error(`mutant "${name}": pattern not found in ${file}`);
+}
 
 let current; // [file, original] while a mutant is applied
 const restore = () => {

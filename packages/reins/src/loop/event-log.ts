@@ -1,4 +1,5 @@
 import type { EventDraft, RunEvent } from '../events.js';
+import { CallbackList } from '../util/callback-list.js';
 
 /**
  * The run's append-only event log. It is the evidence (the record is derived from it) and
@@ -7,8 +8,7 @@ import type { EventDraft, RunEvent } from '../events.js';
 export class EventLog {
   readonly #events: RunEvent[] = [];
   // Iterators waiting for the next event: usually none or one.
-  #waiter: (() => void) | undefined;
-  #moreWaiters: (() => void)[] | undefined;
+  readonly #waiters = new CallbackList();
   #closed = false;
 
   constructor(
@@ -35,12 +35,7 @@ export class EventLog {
     event.at = at;
     this.#events.push(event as RunEvent);
     if (event.type === 'done') this.#closed = true;
-    const waiter = this.#waiter;
-    const more = this.#moreWaiters;
-    this.#waiter = undefined;
-    this.#moreWaiters = undefined;
-    waiter?.();
-    if (more !== undefined) for (const wake of more) wake();
+    this.#waiters.drain();
     return event;
   }
 
@@ -51,8 +46,7 @@ export class EventLog {
 
   /** Calls `wake` once, at the next append. */
   onNextAppend(wake: () => void): void {
-    if (this.#waiter === undefined) this.#waiter = wake;
-    else (this.#moreWaiters ??= []).push(wake);
+    this.#waiters.add(wake);
   }
 }
 

@@ -1,4 +1,5 @@
 import type { ChatMessage, ModelRequest, ToolSpec } from '../model.js';
+import { CallbackList } from '../util/callback-list.js';
 
 /** The part of `AbortSignal` the runtime itself uses; an `AbortSignal` satisfies it. */
 export interface AbortLike {
@@ -16,9 +17,7 @@ export interface AbortLike {
 export class RunAbort implements AbortLike {
   #aborted = false;
   #reason: unknown;
-  // Usually one listener (the loop's); more only while an async tool runs.
-  #listener: (() => void) | undefined;
-  #more: (() => void)[] | undefined;
+  readonly #listeners = new CallbackList();
   #controller: AbortController | undefined;
 
   get aborted(): boolean {
@@ -42,28 +41,16 @@ export class RunAbort implements AbortLike {
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
-    const first = this.#listener;
-    const more = this.#more;
-    this.#listener = undefined;
-    this.#more = undefined;
-    first?.();
-    if (more !== undefined) for (const listener of more) listener();
+    this.#listeners.drain();
   }
 
   /** Like `AbortSignal`: each listener is called once, on abort; none after. */
   addEventListener(_type: 'abort', listener: () => void): void {
-    if (this.#aborted) return;
-    if (this.#listener === undefined) this.#listener = listener;
-    else (this.#more ??= []).push(listener);
+    if (!this.#aborted) this.#listeners.add(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    if (this.#listener === listener) {
-      this.#listener = this.#more?.shift();
-      return;
-    }
-    const at = this.#more?.indexOf(listener) ?? -1;
-    if (at !== -1) this.#more?.splice(at, 1);
+    this.#listeners.remove(listener);
   }
 }
 
