@@ -10,7 +10,7 @@
  * loop-overhead-latest.json). Memory is measured in a `node --expose-gc` child (memory.js);
  * import time in fresh `node` children.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -27,6 +27,8 @@ import {
   scriptFor,
   startReins,
 } from './workload.js';
+import { fmt, int, percentile, summarize, table } from './report.js';
+import { importTime, memory } from './children.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const repo = join(here, '..', '..');
@@ -38,42 +40,6 @@ const outFile = outArg >= 0 ? args[outArg + 1] : undefined;
 /** Targets (see bench/README.md). */
 const TARGET_RATIO = 3;
 const TARGET_BYTES_PER_RUN = 8 * 1024;
-
-// ---------------------------------------------------------------------------------------
-// Statistics and tables
-
-/** Nearest-rank percentile of an ascending array. @param {number[]} sorted @param {number} p */
-const percentile = (sorted, p) =>
-  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
-/** @param {number[]} values */
-const summarize = (values) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return {
-    n: sorted.length,
-    median: percentile(sorted, 50),
-    p95: percentile(sorted, 95),
-    min: sorted[0] ?? NaN,
-  };
-};
-/** @param {number} x @param {number} [digits] */
-const fmt = (x, digits = 2) => (Number.isFinite(x) ? x.toFixed(digits) : 'n/a');
-/** @param {number} x */
-const int = (x) => (Number.isFinite(x) ? Math.round(x).toLocaleString('en-US') : 'n/a');
-
-/**
- * A markdown table; columns after the first are right-aligned.
- * @param {string[]} head
- * @param {(string | number)[][]} rows
- */
-function table(head, rows) {
-  const cells = [head, ...rows.map((r) => r.map(String))];
-  const widths = head.map((_, c) => Math.max(...cells.map((r) => (r[c] ?? '').length)));
-  /** @param {string[]} r */
-  const line = (r) =>
-    `| ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join(' | ')} |`;
-  const rule = `| ${widths.map((w, c) => (c === 0 ? '-'.repeat(w) : `${'-'.repeat(Math.max(1, w - 1))}:`)).join(' | ')} |`;
-  return [line(head), rule, ...cells.slice(1).map(line)].join('\n');
-}
 
 const gc = /** @type {(() => void) | undefined} */ (globalThis.gc);
 
@@ -186,77 +152,6 @@ async function throughput(k, concurrency, variants, plan) {
       ),
     };
   });
-}
-
-// ---------------------------------------------------------------------------------------
-// 4. Memory per run in flight (child process with --expose-gc).
-
-/** @param {number} runs @param {number} reps */
-function memory(runs, reps) {
-  const out = execFileSync(
-    process.execPath,
-    ['--expose-gc', join(here, 'memory.js'), String(runs), String(reps)],
-    {
-      encoding: 'utf8',
-      cwd: repo,
-    },
-  );
-  /** @type {{ runs: number, reps: number, k: number, blockAt: number, reins: Record<string, number[]>, hand: Record<string, number[]> }} */
-  const parsed = JSON.parse(out);
-  /** @param {Record<string, number[]>} m */
-  const pick = (m) => ({
-    inFlightBytesPerRun: summarize(m.inFlightBytesPerRun ?? []),
-    retainedBytesPerRunAfterFinish: summarize(m.retainedBytesPerRun ?? []),
-    samples: m,
-  });
-  return {
-    runs: parsed.runs,
-    reps: parsed.reps,
-    k: parsed.k,
-    blockAt: parsed.blockAt,
-    reins: pick(parsed.reins),
-    hand: pick(parsed.hand),
-  };
-}
-
-// ---------------------------------------------------------------------------------------
-// 5. Import time: fresh processes, `await import('reins')` minus an empty ESM eval.
-
-/** @param {number} times */
-function importTime(times) {
-  const IMPORT =
-    "const t = performance.now(); await import('reins'); process.stdout.write(String(performance.now() - t));";
-  /** @param {string} code */
-  const spawnMs = (code) => {
-    const t0 = performance.now();
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', code], {
-      cwd: repo,
-      encoding: 'utf8',
-    });
-    const ms = performance.now() - t0;
-    if (child.status !== 0) throw new Error(`import-time child failed: ${child.stderr}`);
-    return { ms, stdout: child.stdout };
-  };
-  spawnMs(''); // warm the file cache
-  spawnMs(IMPORT);
-  /** @type {number[]} */ const baseline = [];
-  /** @type {number[]} */ const withImport = [];
-  /** @type {number[]} */ const inProcess = [];
-  for (let i = 0; i < times; i++) {
-    baseline.push(spawnMs('').ms);
-    const run = spawnMs(IMPORT);
-    withImport.push(run.ms);
-    inProcess.push(Number(run.stdout));
-  }
-  const base = summarize(baseline);
-  const imp = summarize(withImport);
-  return {
-    times,
-    baselineMs: base,
-    withImportMs: imp,
-    importCostMs: imp.median - base.median,
-    inProcessImportMs: summarize(inProcess),
-  };
 }
 
 // ---------------------------------------------------------------------------------------
