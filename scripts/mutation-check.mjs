@@ -47,7 +47,7 @@ const MUTANTS = [
   [
     'tool timeout removed',
     `${loop}invoke-tool.ts`,
-    '() => ActContext.stop(ctx, TOOL_TIMEOUT), timeoutMs',
+    '() => act.stop(TOOL_TIMEOUT), timeoutMs',
     '() => undefined, timeoutMs',
   ],
   [
@@ -59,14 +59,19 @@ const MUTANTS = [
   [
     'input not validated',
     `${loop}execute-action.ts`,
-    'const input = checkAgainst(tool.input, request.input, { refuseStrayKeys: true });',
+    'const input = checkAgainst(tool.input, request.input, { refuseKeysOutside: toolSpec(tool).inputSchema });',
     'const input = { ok: true as const, value: request.input };',
   ],
-  ['stray keys allowed', `${loop}validate-io.ts`, 'if (options.refuseStrayKeys) {', 'if (false) {'],
+  [
+    'stray keys allowed',
+    `${loop}validate-io.ts`,
+    'if (options.refuseKeysOutside !== undefined) {',
+    'if (false) {',
+  ],
   [
     'output schema not checked',
     `${loop}execute-action.ts`,
-    'const output = checkAgainst(tool.output, invoked.output, { refuseStrayKeys: false });',
+    'const output = checkAgainst(tool.output, invoked.output, {});',
     'const output = { ok: true as const, value: invoked.output };',
   ],
   [
@@ -113,7 +118,8 @@ const MUTANTS = [
 
 // Preflight: every pattern must be in its file before anything is touched.
 for (const [name, file, from] of MUTANTS) {
-  if (!readFileSync(file, 'utf8').includes(from)) throw new Error(`mutant "${name}": pattern not found in ${file}`);
+  if (!readFileSync(file, 'utf8').includes(from))
+    throw new Error(`mutant "${name}": pattern not found in ${file}`);
 }
 
 let current; // [file, original] while a mutant is applied

@@ -34,7 +34,7 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
   for (const key in overrides) {
     const value = overrides[key as keyof RunLimits];
     if (value === undefined) continue;
-    if (!(key in DEFAULT_LIMITS)) throw new RangeError(`unknown limit ${JSON.stringify(key)}`);
+    if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new RangeError(`unknown limit ${JSON.stringify(key)}`);
     const min = key === 'historyFullSteps' ? 0 : 1;
     if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
       throw new RangeError(

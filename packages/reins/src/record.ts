@@ -35,12 +35,12 @@ export interface RunRecord {
   readonly demo: boolean;
   readonly query: string;
   readonly status: RunStatus;
-  readonly stop_reason?: StopReason;
+  readonly stop_reason?: StopReason | undefined;
   /** Never blank: the answer, the stop notice, or what went wrong. */
   readonly final_answer: string;
   readonly format: 'structured' | 'raw';
   readonly intent: 'answer' | 'ask' | 'notice' | 'error' | 'cancelled';
-  readonly error?: { readonly code: string; readonly message: string };
+  readonly error?: { readonly code: string; readonly message: string } | undefined;
   readonly limits: RunLimits;
   readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
   readonly model_steps: number;
@@ -97,7 +97,9 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
     demo: start.demo,
     query: start.query,
     status: done.status,
+    stop_reason: done.stopReason, // undefined (so absent from the JSON) unless stopped
     ...answer,
+    error: error === undefined ? undefined : { code: error.code, message: error.message },
     limits: start.limits,
     usage: { input_tokens: done.usage.inputTokens, output_tokens: done.usage.outputTokens },
     model_steps: done.steps,
@@ -106,9 +108,6 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
     duration_ms: done.durationMs,
     steps,
   };
-  if (done.stopReason !== undefined) (record as { stop_reason?: StopReason }).stop_reason = done.stopReason;
-  if (error !== undefined)
-    (record as { error?: RunRecord['error'] }).error = { code: error.code, message: error.message };
   return record;
 }
 

@@ -1,5 +1,6 @@
 import { describeThrown } from '../errors.js';
 import type { Model, ModelRequest, ModelResult } from '../model.js';
+import { isThenable } from '../util/is-thenable.js';
 
 /** Where a run keeps the settle function of its model call in flight, for its one abort listener. */
 export interface ModelCallSlot {
@@ -20,7 +21,11 @@ export function callModel(model: Model, request: ModelRequest, slot: ModelCallSl
   return new Promise<ModelResult>((resolve) => {
     slot.settle = resolve;
     try {
-      model.call(request).then(resolve, (thrown: unknown) => resolve(breach(thrown)));
+      const pending: unknown = model.call(request);
+      // The contract says a promise; a plain result is accepted rather than failed.
+      if (isThenable(pending))
+        pending.then(resolve as (value: unknown) => void, (thrown: unknown) => resolve(breach(thrown)));
+      else resolve(pending as ModelResult);
     } catch (thrown) {
       resolve(breach(thrown));
     }

@@ -55,6 +55,9 @@ const END: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: 
 class LogCursor implements AsyncIterableIterator<RunEvent> {
   #next: number;
   #finished = false;
+  // `next()` calls waiting for events, answered in call order (a caller may have several).
+  readonly #pending: ((result: IteratorResult<RunEvent, undefined>) => void)[] = [];
+  #listening = false;
 
   constructor(
     private readonly log: EventLog,
@@ -64,19 +67,42 @@ class LogCursor implements AsyncIterableIterator<RunEvent> {
   }
 
   next(): Promise<IteratorResult<RunEvent, undefined>> {
-    const ready = this.#take();
-    if (ready !== undefined) return Promise.resolve(ready);
-    // One promise per awaited event: resolved by the append itself.
-    return new Promise((resolve) => this.log.onNextAppend(() => resolve(this.#take() ?? END)));
+    if (this.#pending.length === 0) {
+      const ready = this.#take();
+      if (ready !== undefined) return Promise.resolve(ready);
+    }
+    return new Promise((resolve) => {
+      this.#pending.push(resolve);
+      this.#listen();
+    });
   }
 
   return(): Promise<IteratorResult<RunEvent, undefined>> {
     this.#finished = true;
+    this.#answerPending();
     return Promise.resolve(END);
   }
 
   [Symbol.asyncIterator](): AsyncIterableIterator<RunEvent> {
     return this;
+  }
+
+  #listen(): void {
+    if (this.#listening) return;
+    this.#listening = true;
+    this.log.onNextAppend(() => {
+      this.#listening = false;
+      this.#answerPending();
+      if (this.#pending.length > 0) this.#listen();
+    });
+  }
+
+  #answerPending(): void {
+    while (this.#pending.length > 0) {
+      const ready = this.#take();
+      if (ready === undefined) return;
+      this.#pending.shift()?.(ready);
+    }
   }
 
   #take(): IteratorResult<RunEvent, undefined> | undefined {

@@ -8,6 +8,7 @@ import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
 import type { AbortLike } from './run-abort.js';
 import { checkAgainst, describeIssues } from './validate-io.js';
+import { toolSpec } from './tool-catalog.js';
 
 /** What acting needs from the run. Shared by the ReAct loop and (later) the plan executor. */
 export interface ActEnv {
@@ -61,7 +62,7 @@ export function actOn(
     const outcome: Outcome = { code: 'UNKNOWN_TOOL', message, layer: 'input' };
     return observe(request, env, started, 'rejected', outcome, 'runtime');
   }
-  const input = checkAgainst(tool.input, request.input, { refuseStrayKeys: true });
+  const input = checkAgainst(tool.input, request.input, { refuseKeysOutside: toolSpec(tool).inputSchema });
   if (!input.ok) {
     const outcome: Outcome = {
       code: 'INVALID_PARAMETER',
@@ -86,7 +87,7 @@ function checkResult(
   invoked: Invocation,
 ): Observation {
   if (!invoked.ok) return observe(request, env, started, invoked.status, invoked);
-  const output = checkAgainst(tool.output, invoked.output, { refuseStrayKeys: false });
+  const output = checkAgainst(tool.output, invoked.output, {});
   if (!output.ok) {
     const message = `${tool.name} returned a result that fails its output schema: ${describeIssues(output.issues)}`;
     return observe(request, env, started, 'error', { code: 'INVALID_OUTPUT', message, layer: 'schema' });

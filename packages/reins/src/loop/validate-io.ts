@@ -9,15 +9,19 @@ export interface Issue {
 export type Checked =
   { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly issues: Issue[] };
 
+/** The JSON Schema of what a tool accepts (`toolSpec(tool).inputSchema`). */
+type JsonSchema = Readonly<Record<string, unknown>>;
+
 /**
  * `schema.safeParse` that never throws (an async refinement or a throwing transform is
- * reported as an issue) and, for inputs, refuses keys the schema would silently drop — so a
- * model-invented `space_id` is an error even inside a nested non-strict object.
+ * reported as an issue) and, given the input's JSON Schema, refuses keys it does not name —
+ * so a model-invented `space_id` is an error even inside a nested non-strict object, while
+ * a schema that renames keys in a transform is judged by what it accepts.
  */
 export function checkAgainst(
   schema: z.ZodType,
   value: unknown,
-  options: { refuseStrayKeys: boolean },
+  options: { refuseKeysOutside?: JsonSchema },
 ): Checked {
   let parsed;
   try {
@@ -34,8 +38,8 @@ export function checkAgainst(
       issues: parsed.error.issues.map((i) => ({ path: i.path.join('.') || '(root)', message: i.message })),
     };
   }
-  if (options.refuseStrayKeys) {
-    const stray = strayKeys(value, parsed.data, '');
+  if (options.refuseKeysOutside !== undefined) {
+    const stray = strayKeys(value, options.refuseKeysOutside, '');
     if (stray.length > 0) {
       return {
         ok: false,
@@ -50,17 +54,33 @@ export function describeIssues(issues: readonly Issue[]): string {
   return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
 }
 
-/** Paths of keys present in `raw` but missing from what the schema returned. */
-function strayKeys(raw: unknown, parsed: unknown, path: string): string[] {
-  if (Array.isArray(raw) && Array.isArray(parsed) && raw.length === parsed.length) {
-    return raw.flatMap((item, i) => strayKeys(item, parsed[i], `${path}[${i}]`));
+/**
+ * Paths of keys in `raw` that `schema` does not name: an object schema allows its
+ * `properties`, and other keys only with `additionalProperties` (passthrough, catchall,
+ * records); a union allows what any one branch allows. Anything else is not judged here.
+ */
+function strayKeys(raw: unknown, schema: unknown, path: string): string[] {
+  if (!isRecord(schema)) return [];
+  const branches = schema.anyOf ?? schema.oneOf;
+  if (Array.isArray(branches)) {
+    const perBranch = branches.map((branch) => strayKeys(raw, branch, path));
+    return perBranch.some((stray) => stray.length === 0) ? [] : (perBranch[0] ?? []);
   }
-  if (!isRecord(raw) || !isRecord(parsed)) return [];
+  if (Array.isArray(raw)) {
+    const items = schema.items;
+    return isRecord(items) ? raw.flatMap((item, i) => strayKeys(item, items, `${path}[${i}]`)) : [];
+  }
+  if (!isRecord(raw)) return [];
+  const properties = isRecord(schema.properties) ? schema.properties : undefined;
+  const extra = schema.additionalProperties;
+  if (properties === undefined && extra === undefined) return []; // not an object schema we can judge
   const stray: string[] = [];
   for (const key of Object.keys(raw)) {
     const keyPath = path === '' ? key : `${path}.${key}`;
-    if (!Object.hasOwn(parsed, key)) stray.push(keyPath);
-    else stray.push(...strayKeys(raw[key], parsed[key], keyPath));
+    const known = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : undefined;
+    if (known !== undefined) stray.push(...strayKeys(raw[key], known, keyPath));
+    else if (extra === undefined || extra === false) stray.push(keyPath);
+    else stray.push(...strayKeys(raw[key], extra, keyPath));
   }
   return stray;
 }

@@ -91,7 +91,7 @@ export class ScriptModel implements Model {
     this.#next++;
     const delayMs = typeof reply === 'string' ? 0 : (reply.delayMs ?? 0);
     // The signal is read only when the reply takes time: a zero-latency reply cannot be
-    // interrupted, and reading it would make the run create its AbortController.
+    // interrupted, and reading it makes the run create its AbortController.
     if (delayMs > 0 && !(await sleep(delayMs, request.signal))) {
       return { ok: false, error: { code: 'CANCELLED', message: 'aborted while waiting for the model' } };
     }

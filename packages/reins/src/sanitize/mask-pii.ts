@@ -36,7 +36,8 @@ export const TOO_DEEP = '[redacted: nested too deeply]';
  * The value as JSON would carry it (`toJSON` applied, so a `Date` becomes its string and
  * nothing can restore an unmasked value later), with every string — keys included — masked,
  * integers of 11 or more digits masked like digit strings (they become strings when masked),
- * and anything nested deeper than 64 levels replaced by `TOO_DEEP`. Throws on values JSON
+ * and — when the text holds anything maskable — whatever is nested deeper than 64 levels
+ * replaced by `TOO_DEEP` (it is not walked). Throws on values JSON
  * cannot carry (BigInt, cycles): callers turn that into an error observation.
  */
 export function maskPii<T>(value: T): T {

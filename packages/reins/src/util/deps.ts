@@ -6,7 +6,7 @@ export interface RunDeps {
   /**
    * Epoch milliseconds, fractional, for timestamps and durations alike (one read serves
    * both). The default is the monotonic clock anchored to the wall clock, re-anchored each
-   * second so a long-lived process does not drift from wall time.
+   * second so a long-lived process does not drift from wall time, and never going backwards.
    */
   now(): number;
   /** UUIDv4 for run ids and act ids. */
@@ -16,7 +16,7 @@ export interface RunDeps {
 }
 
 export const defaultDeps: RunDeps = Object.freeze({
-  now: anchoredNow,
+  now: anchoredClock(),
   newId: uuidV4,
   setTimer: (callback: () => void, ms: number): unknown => {
     const handle = setTimeout(callback, ms);
@@ -62,14 +62,25 @@ export function uuidV4(): string {
   return String.fromCharCode(...codes);
 }
 
-let anchor = Date.now() - performance.now();
-let anchoredAt = performance.now();
-
-function anchoredNow(): number {
-  const elapsed = performance.now();
-  if (elapsed - anchoredAt > 1_000) {
-    anchor = Date.now() - elapsed;
-    anchoredAt = elapsed;
-  }
-  return anchor + elapsed;
+/**
+ * A clock reading `monotonic` anchored to `wall`, re-anchored each second so a long-lived
+ * process does not drift from wall time, and never going backwards (a wall clock stepped
+ * back by NTP or a VM resume would otherwise make a negative duration).
+ */
+export function anchoredClock(
+  wall: () => number = () => Date.now(),
+  monotonic: () => number = () => performance.now(),
+): () => number {
+  let anchor = wall() - monotonic();
+  let anchoredAt = monotonic();
+  let latest = 0;
+  return () => {
+    const elapsed = monotonic();
+    if (elapsed - anchoredAt > 1_000) {
+      anchor = wall() - elapsed;
+      anchoredAt = elapsed;
+    }
+    latest = Math.max(latest, anchor + elapsed);
+    return latest;
+  };
 }
