@@ -104,8 +104,8 @@ const MUTANTS = [
   [
     'parser depth cap on the value removed',
     parser,
-    'const tooDeep = (value: unknown): boolean => valueDepth(value, limits.maxDepth) > limits.maxDepth;',
-    'const tooDeep = (_value: unknown): boolean => false;',
+    'return valueDepth(value, limits.maxDepth) > limits.maxDepth;',
+    'return false;',
   ],
   ['repair size cap removed', parser, 'if (candidate.length > limits.maxRepairChars) {', 'if (false) {'],
   [

@@ -58,61 +58,81 @@ export function parseStructured<T>(
   limits: ParseLimits = DEFAULT_PARSE_LIMITS,
 ): StructuredParse<T> {
   const validate = typeof schema === 'function' ? schema : zodValidation(schema);
-  const tooDeep = (value: unknown): boolean => valueDepth(value, limits.maxDepth) > limits.maxDepth;
-  const judge = (found: JsonFound, depthChecked = false): StructuredParse<T> => {
-    if ('failure' in found) return { ok: false, raw, failure: found.failure, message: found.message };
-    // The text scan can be misled (a stray `"` in prose), so the cap holds on the value too.
-    if (!depthChecked && tooDeep(found.value)) {
-      return { ok: false, raw, failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` };
-    }
-    const checked = validate(found.value);
-    if (checked.ok) return { ok: true, value: checked.value, via: found.via, raw };
-    return { ok: false, raw, failure: 'schema', message: checked.message, via: found.via };
-  };
   try {
     const text = typeof raw === 'string' ? raw.trim() : '';
-    if (text === '') return judge({ failure: 'empty', message: 'empty reply' });
+    if (text === '') return failed(raw, 'empty', 'empty reply');
     if (raw.length > limits.maxChars) {
-      return judge({ failure: 'too_large', message: `reply longer than ${limits.maxChars} characters` });
+      return failed(raw, 'too_large', `reply longer than ${limits.maxChars} characters`);
     }
     const clean = tryJson(text);
+    // Valid JSON (the common case, kept free of closures): the depth cap holds on the value.
     if (clean !== undefined) {
-      // Valid JSON: the depth cap is checked on the value (one walk, iterative, bounded).
-      if (tooDeep(clean))
-        return judge({ failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` });
-      return judge(asObject(clean, 'clean'), true);
+      if (tooDeep(clean, limits)) return failed(raw, 'too_deep', `nesting deeper than ${limits.maxDepth}`);
+      return judge(raw, asObject(clean, 'clean'), validate, limits, true);
     }
-    // Before extraction and the repair: the cap on the text (jsonrepair recurses).
-    if (nestingDepth(raw) > limits.maxDepth) {
-      return judge({ failure: 'too_deep', message: `nesting deeper than ${limits.maxDepth}` });
-    }
-
-    const fences = fencedBlocks(text);
-    const { complete, truncated } = balancedObjects(text);
-    const unparsed = new Set<string>();
-    let firstMisfit: StructuredParse<T> | undefined;
-    for (const candidate of [...fences, ...complete]) {
-      const value = tryJson(candidate);
-      if (value === undefined) unparsed.add(candidate);
-      else if (isPlainObject(value)) {
-        const judged = judge({ value, via: 'extracted' });
-        if (judged.ok) return judged;
-        firstMisfit ??= judged;
-      }
-    }
-    const target = repairTarget(
-      text,
-      fences.filter((f) => unparsed.has(f)),
-      complete.find((c) => unparsed.has(c)) ?? truncated,
-    );
-    if (target === undefined)
-      return firstMisfit ?? judge({ failure: 'no_json', message: 'no JSON object in the reply' });
-    const repaired = judge(repairOnce(target, limits));
-    return repaired.ok ? repaired : (firstMisfit ?? repaired);
+    return parseDirty(raw, text, validate, limits);
   } catch (thrown) {
     // A library bug (e.g. RangeError deep inside a parser) must not escape: the raw text is kept.
-    return { ok: false, raw, failure: 'invalid_json', message: `parser failed: ${String(thrown)}` };
+    return failed(raw, 'invalid_json', `parser failed: ${String(thrown)}`);
   }
+}
+
+function tooDeep(value: unknown, limits: ParseLimits): boolean {
+  return valueDepth(value, limits.maxDepth) > limits.maxDepth;
+}
+
+function failed<T>(raw: string, failure: ParseFailure, message: string): StructuredParse<T> {
+  return { ok: false, raw, failure, message };
+}
+
+/** Depth (on the value: a text scan can be misled by a stray quote), then `validate`. */
+function judge<T>(
+  raw: string,
+  found: JsonFound,
+  validate: (value: Readonly<Record<string, unknown>>) => Validation<T>,
+  limits: ParseLimits,
+  depthChecked = false,
+): StructuredParse<T> {
+  if ('failure' in found) return failed(raw, found.failure, found.message);
+  if (!depthChecked && tooDeep(found.value, limits)) {
+    return failed(raw, 'too_deep', `nesting deeper than ${limits.maxDepth}`);
+  }
+  const checked = validate(found.value);
+  if (checked.ok) return { ok: true, value: checked.value, via: found.via, raw };
+  return { ok: false, raw, failure: 'schema', message: checked.message, via: found.via };
+}
+
+/** Extraction and the one repair, for replies that are not plain JSON. */
+function parseDirty<T>(
+  raw: string,
+  text: string,
+  validate: (value: Readonly<Record<string, unknown>>) => Validation<T>,
+  limits: ParseLimits,
+): StructuredParse<T> {
+  // Before extraction and the repair: the cap on the text (jsonrepair recurses).
+  if (nestingDepth(raw) > limits.maxDepth)
+    return failed(raw, 'too_deep', `nesting deeper than ${limits.maxDepth}`);
+  const fences = fencedBlocks(text);
+  const { complete, truncated } = balancedObjects(text);
+  const unparsed = new Set<string>();
+  let firstMisfit: StructuredParse<T> | undefined;
+  for (const candidate of [...fences, ...complete]) {
+    const value = tryJson(candidate);
+    if (value === undefined) unparsed.add(candidate);
+    else if (isPlainObject(value)) {
+      const judged = judge(raw, { value, via: 'extracted' }, validate, limits);
+      if (judged.ok) return judged;
+      firstMisfit ??= judged;
+    }
+  }
+  const target = repairTarget(
+    text,
+    fences.filter((f) => unparsed.has(f)),
+    complete.find((c) => unparsed.has(c)) ?? truncated,
+  );
+  if (target === undefined) return firstMisfit ?? failed(raw, 'no_json', 'no JSON object in the reply');
+  const repaired = judge(raw, repairOnce(target, limits), validate, limits);
+  return repaired.ok ? repaired : (firstMisfit ?? repaired);
 }
 
 function zodValidation<T>(schema: z.ZodType<T>): (value: Readonly<Record<string, unknown>>) => Validation<T> {

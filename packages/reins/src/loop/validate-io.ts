@@ -39,7 +39,8 @@ export function checkAgainst(
     };
   }
   if (options.refuseKeysOutside !== undefined) {
-    const stray = strayKeys(value, options.refuseKeysOutside, '');
+    const stray: string[] = [];
+    strayKeys(value, options.refuseKeysOutside, '', stray);
     if (stray.length > 0) {
       return {
         ok: false,
@@ -59,30 +60,34 @@ export function describeIssues(issues: readonly Issue[]): string {
  * `properties`, and other keys only with `additionalProperties` (passthrough, catchall,
  * records); a union allows what any one branch allows. Anything else is not judged here.
  */
-function strayKeys(raw: unknown, schema: unknown, path: string): string[] {
-  if (!isRecord(schema)) return [];
+function strayKeys(raw: unknown, schema: unknown, path: string, out: string[]): void {
+  if (!isRecord(schema)) return;
   const branches = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(branches)) {
-    const perBranch = branches.map((branch) => strayKeys(raw, branch, path));
-    return perBranch.some((stray) => stray.length === 0) ? [] : (perBranch[0] ?? []);
+    const perBranch = branches.map((branch) => {
+      const stray: string[] = [];
+      strayKeys(raw, branch, path, stray);
+      return stray;
+    });
+    if (!perBranch.some((stray) => stray.length === 0)) out.push(...(perBranch[0] ?? []));
+    return;
   }
   if (Array.isArray(raw)) {
     const items = schema.items;
-    return isRecord(items) ? raw.flatMap((item, i) => strayKeys(item, items, `${path}[${i}]`)) : [];
+    if (isRecord(items)) raw.forEach((item, i) => strayKeys(item, items, `${path}[${i}]`, out));
+    return;
   }
-  if (!isRecord(raw)) return [];
+  if (!isRecord(raw)) return;
   const properties = isRecord(schema.properties) ? schema.properties : undefined;
   const extra = schema.additionalProperties;
-  if (properties === undefined && extra === undefined) return []; // not an object schema we can judge
-  const stray: string[] = [];
-  for (const key of Object.keys(raw)) {
+  if (properties === undefined && extra === undefined) return; // not an object schema we can judge
+  for (const key in raw) {
     const keyPath = path === '' ? key : `${path}.${key}`;
     const known = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : undefined;
-    if (known !== undefined) stray.push(...strayKeys(raw[key], known, keyPath));
-    else if (extra === undefined || extra === false) stray.push(keyPath);
-    else stray.push(...strayKeys(raw[key], extra, keyPath));
+    if (known !== undefined) strayKeys(raw[key], known, keyPath, out);
+    else if (extra === undefined || extra === false) out.push(keyPath);
+    else strayKeys(raw[key], extra, keyPath, out);
   }
-  return stray;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
