@@ -98,8 +98,8 @@ const MUTANTS = [
   [
     'parser depth cap before repair removed',
     parser,
-    'if (nestingDepth(raw) > limits.maxDepth) {',
-    'if (false) {',
+    'if (nestingDepth(raw) > limits.maxDepth)',
+    'if (false)',
   ],
   [
     'parser depth cap on the value removed',
