@@ -5,6 +5,7 @@ import type { AnyTool, ToolContext } from '../tool.js';
 import { RUN_DEADLINE, TOOL_TIMEOUT } from './abort-reasons.js';
 import type { ActEnv } from './execute-action.js';
 import { isThenable } from '../util/is-thenable.js';
+import { ownLazySignal } from '../util/own-lazy-signal.js';
 
 export type Invocation =
   | { readonly ok: true; readonly output: unknown }
@@ -77,12 +78,7 @@ class ActContext implements ToolContext {
   }
 }
 
-const ACT_SIGNAL: PropertyDescriptor = {
-  enumerable: true,
-  get(this: ActContext): AbortSignal {
-    return ActContext.signalOf(this);
-  },
-};
+const ACT_SIGNAL = ownLazySignal<ActContext>((ctx) => ActContext.signalOf(ctx));
 
 /**
  * Runs the tool under its timeout and the run's signal. A tool that returns synchronously

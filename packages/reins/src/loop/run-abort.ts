@@ -1,5 +1,6 @@
 import type { ChatMessage, ModelRequest, ToolSpec } from '../model.js';
 import { CallbackList } from '../util/callback-list.js';
+import { ownLazySignal } from '../util/own-lazy-signal.js';
 
 /** The part of `AbortSignal` the runtime itself uses; an `AbortSignal` satisfies it. */
 export interface AbortLike {
@@ -86,9 +87,4 @@ export class StepRequest implements ModelRequest {
   }
 }
 
-const LAZY_SIGNAL: PropertyDescriptor = {
-  enumerable: true,
-  get(this: StepRequest): AbortSignal {
-    return StepRequest.signalOf(this);
-  },
-};
+const LAZY_SIGNAL = ownLazySignal<StepRequest>((request) => StepRequest.signalOf(request));
