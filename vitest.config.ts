@@ -10,6 +10,10 @@ export default defineConfig({
       { find: /^reins$/, replacement: src('index.ts') },
       { find: /^reins\/testing$/, replacement: src('testing.ts') },
       { find: /^reins\/node$/, replacement: src('node/index.ts') },
+      {
+        find: /^@reins\/models$/,
+        replacement: fileURLToPath(new URL('./packages/models/src/index.ts', import.meta.url)),
+      },
     ],
   },
   test: {

@@ -28,6 +28,7 @@ export type {
   ToolSpec,
   Usage,
 } from './model.js';
+export { estimateTokens } from './model.js';
 export type { Observation, ObservationError, ObservationLayer, ObservationStatus } from './observation.js';
 export type {
   RunEvent,

@@ -1,0 +1,5 @@
+// Model adapters for Reins. Every adapter honours the `Model` contract: failures are data.
+export { openAiCompatible, type OpenAiCompatibleOptions } from './openai-compatible.js';
+export { codeForStatus, retryAfterMs } from './http-failure.js';
+export { sseData } from './sse-data.js';
+export { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
