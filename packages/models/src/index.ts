@@ -3,3 +3,5 @@ export { openAiCompatible, type OpenAiCompatibleOptions } from './openai-compati
 export { codeForStatus, retryAfterMs } from './http-failure.js';
 export { sseData } from './sse-data.js';
 export { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
+export { withRetries, type RetryOptions } from './with-retries.js';
+export { withFallback, type FallbackOptions } from './with-fallback.js';

@@ -40,6 +40,8 @@ export interface StartEvent extends EventBase {
 
 export interface ReasonStep extends StepBase {
   readonly phase: 'reason';
+  /** The model that answered this step (a fallback may differ from the run's model). */
+  readonly model: string;
   readonly toolsOffered: boolean;
   readonly raw: string;
   readonly usage: Usage;

@@ -33,7 +33,13 @@ export interface ModelFailure {
 }
 
 export type ModelResult =
-  | { readonly ok: true; readonly text: string; readonly usage: Usage }
+  | {
+      readonly ok: true;
+      readonly text: string;
+      readonly usage: Usage;
+      /** Which model answered, when a router or fallback chose one (default: the model's name). */
+      readonly model?: string;
+    }
   | { readonly ok: false; readonly error: ModelFailure; readonly usage?: Usage };
 
 /**

@@ -122,6 +122,7 @@ function recordStep(event: StepEvent): RecordStep {
         thought: event.decision?.thought ?? null,
         decision: event.decision ?? null,
         parse: event.parse,
+        model: event.model,
         raw: event.raw,
         tools_offered: event.toolsOffered,
         usage: event.usage,

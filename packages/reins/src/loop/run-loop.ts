@@ -101,6 +101,7 @@ class ReactLoop {
             startedAt: reasonStart,
             endedAt: reasonEnd,
             durationMs: reasonEnd - reasonStart,
+            model: result.model ?? model.name,
             toolsOffered: !finalStep,
             raw: result.text,
             usage: result.usage,

@@ -1,0 +1,27 @@
+import type { ErrorCode, Model, ModelRequest, ModelResult } from 'reins';
+
+export interface FallbackOptions {
+  /** Primary failures that hand the step to the fallback (default: timeouts and 5xx/unreachable). */
+  readonly on?: readonly ErrorCode[];
+}
+
+/**
+ * A primary model with a fallback: when the primary fails with one of `on`, the fallback
+ * answers the same request, and the result names the model that answered (the run's event
+ * log records it per step). Never after the run's signal aborted.
+ */
+export function withFallback(primary: Model, fallback: Model, options: FallbackOptions = {}): Model {
+  const on = new Set<ErrorCode>(options.on ?? ['TIMEOUT', 'SERVICE_UNAVAILABLE']);
+  return {
+    name: `${primary.name}|${fallback.name}`,
+    async call(request: ModelRequest): Promise<ModelResult> {
+      const first = await primary.call(request);
+      if (first.ok) return { ...first, model: first.model ?? primary.name };
+      if (!on.has(first.error.code) || request.signal.aborted) return first;
+      const second = await fallback.call(request);
+      if (second.ok) return { ...second, model: second.model ?? fallback.name };
+      const message = `${primary.name}: ${first.error.message}; fallback ${fallback.name}: ${second.error.message}`;
+      return { ok: false, error: { code: second.error.code, message } };
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { DelegateBackoff, handleWhenResult, retry } from 'cockatiel';
+import type { ErrorCode, Model, ModelRequest, ModelResult } from 'reins';
+
+export interface RetryOptions {
+  /** Retries after the first try (default 2). */
+  readonly maxRetries?: number;
+  /** First backoff (default 250 ms); doubles each retry, with full jitter, up to `maxDelayMs`. */
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  /** Codes worth another try (default: rate limits, 5xx and broken connections). */
+  readonly retryOn?: readonly ErrorCode[];
+  /** Injectable for tests. */
+  readonly random?: () => number;
+}
+
+const DEFAULT_RETRY_ON: readonly ErrorCode[] = ['RATE_LIMITED', 'SERVICE_UNAVAILABLE'];
+
+/**
+ * Retries a model's failed calls with exponential backoff and jitter (cockatiel), honouring a
+ * provider's `Retry-After`, and never after the run's signal aborted. Still a `Model`: it
+ * never throws, and the last failure is returned as data.
+ */
+export function withRetries(model: Model, options: RetryOptions = {}): Model {
+  const retryOn = new Set(options.retryOn ?? DEFAULT_RETRY_ON);
+  const base = options.baseDelayMs ?? 250;
+  const max = options.maxDelayMs ?? 8_000;
+  const random = options.random ?? Math.random;
+  const policy = retry(
+    handleWhenResult((result) => {
+      const r = result as ModelResult;
+      return !r.ok && retryOn.has(r.error.code);
+    }),
+    {
+      maxAttempts: options.maxRetries ?? 2,
+      backoff: new DelegateBackoff((context: { attempt: number; result: unknown }) => {
+        const last = (context.result as { value?: ModelResult }).value;
+        const asked =
+          last !== undefined && !last.ok ? (last.error as { retryAfterMs?: number }).retryAfterMs : undefined;
+        if (asked !== undefined) return Math.min(asked, max);
+        return Math.round(random() * Math.min(max, base * 2 ** (context.attempt - 1)));
+      }),
+    },
+  ).dangerouslyUnref(); // a backoff left behind by an aborted call must not keep the process alive
+  return {
+    name: model.name,
+    ...(model.demo === undefined ? {} : { demo: model.demo }),
+    call(request: ModelRequest): Promise<ModelResult> {
+      const { signal } = request;
+      if (signal.aborted) return Promise.resolve(CANCELLED);
+      // cockatiel does not cut a backoff short on abort: settle at once ourselves, and make any
+      // later attempt a no-op, so no call starts after the abort.
+      return new Promise<ModelResult>((resolve) => {
+        const onAbort = (): void => resolve(CANCELLED);
+        signal.addEventListener('abort', onAbort, { once: true });
+        const settle = (result: ModelResult): void => {
+          signal.removeEventListener('abort', onAbort);
+          resolve(result);
+        };
+        policy
+          .execute(() => (signal.aborted ? CANCELLED : model.call(request)))
+          .then(settle, (thrown: unknown) =>
+            settle({
+              ok: false,
+              error: { code: 'INTERNAL', message: `retry policy failed: ${String(thrown)}` },
+            }),
+          );
+      });
+    },
+  };
+}
+
+const CANCELLED: ModelResult = {
+  ok: false,
+  error: { code: 'CANCELLED', message: 'aborted between retries' },
+};
