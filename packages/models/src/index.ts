@@ -5,3 +5,4 @@ export { sseData } from './sse-data.js';
 export { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
 export { withRetries, type RetryOptions } from './with-retries.js';
 export { withFallback, type FallbackOptions } from './with-fallback.js';
+export { anthropic, type AnthropicOptions } from './anthropic.js';
