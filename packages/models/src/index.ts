@@ -6,3 +6,10 @@ export { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
 export { withRetries, type RetryOptions } from './with-retries.js';
 export { withFallback, type FallbackOptions } from './with-fallback.js';
 export { anthropic, type AnthropicOptions } from './anthropic.js';
+export {
+  readModelConfig,
+  chooseModel,
+  ModelConfigError,
+  type ModelConfig,
+  type ChosenModel,
+} from './model-from-env.js';
