@@ -5,12 +5,13 @@ import { describe, expect, it } from 'vitest';
 import { main } from '../src/cli/main.js';
 import { act, final } from './helpers.js';
 
-async function cli(...argv: string[]) {
+async function cliWith(env: Record<string, string>, ...argv: string[]) {
   let out = '';
   let err = '';
-  const code = await main(argv, { out: (t) => void (out += t), err: (t) => void (err += t) });
+  const code = await main(argv, { out: (t) => void (out += t), err: (t) => void (err += t) }, env);
   return { code, out, err };
 }
+const cli = (...argv: string[]) => cliWith({}, ...argv);
 
 function scriptFile(lines: string[]): string {
   const path = join(mkdtempSync(join(tmpdir(), 'reins-cli-')), 'replies.jsonl');
@@ -79,5 +80,50 @@ describe('reins run', () => {
     const path = scriptFile(['"ok"', '{not json']);
     await expect(cli('run', '-q', 'x', '-m', `script:${path}`)).resolves.toMatchObject({ code: 2 });
     expect((await cli('run', '-q', 'x', '-m', `script:${path}`)).err).toContain('line 2');
+  });
+
+  it('REINS_MODEL and --model openai:… run a real adapter (here against a local fake provider)', async () => {
+    const { createServer } = await import('node:http');
+    const server = createServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      const content = JSON.stringify({ thought: 't', final: 'from the provider' });
+      res.end(
+        JSON.stringify({
+          choices: [{ message: { role: 'assistant', content } }],
+          usage: { prompt_tokens: 3, completion_tokens: 2 },
+        }),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    try {
+      const env = { REINS_MODEL: 'openai:local-model', OPENAI_BASE_URL: `http://127.0.0.1:${port}/v1` };
+      const { code, out, err } = await cliWith(env, 'run', '-q', 'hi');
+      expect(code).toBe(0);
+      expect(out).toContain('Answer: from the provider');
+      expect(err).toContain('model openai-compatible:local-model');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('a provider without its key falls back to the demo model and says why', async () => {
+    const { code, out, err } = await cliWith(
+      {},
+      'run',
+      '-q',
+      'weather in Beijing',
+      '--model',
+      'openai:gpt-4o-mini',
+    );
+    expect(code).toBe(0);
+    expect(err).toContain('needs OPENAI_API_KEY');
+    expect(out).toContain('[Demo answer');
+  });
+
+  it('an unknown provider is INVALID_PARAMETER', async () => {
+    const { code, err } = await cliWith({ REINS_MODEL: 'cohere:command' }, 'run', '-q', 'x');
+    expect(code).toBe(2);
+    expect(err).toContain('INVALID_PARAMETER');
   });
 });

@@ -68,6 +68,12 @@ describe('demo model', () => {
     expect(record.final_answer).toContain('2026-01-02, 12:04:05');
   });
 
+  it('demo-weather-in-shanghai-calls-only-get-weather: a city named in another tool’s example is no reason to call it', async () => {
+    const record = await runAgent({ query: 'weather in Shanghai', model: demoModel(), tools: exampleTools() })
+      .result;
+    expect(record.steps.filter((s) => s.phase === 'act').map((s) => s.detail.tool)).toEqual(['get_weather']);
+  });
+
   it('says it cannot answer (still labeled) when no tool matches', async () => {
     const record = await runAgent({ query: 'hello there', model: demoModel(), tools: exampleTools() }).result;
     expect(record.final_answer).toMatch(/^\[Demo answer.*No tool matched/);

@@ -3,7 +3,8 @@ import { parseArgs } from 'node:util';
 export interface RunCommand {
   readonly command: 'run';
   readonly query: string;
-  readonly model: string;
+  /** Undefined: REINS_MODEL, else demo. */
+  readonly model: string | undefined;
   readonly maxSteps: number;
   readonly deadlineMs: number | undefined;
   readonly json: boolean;
@@ -16,10 +17,12 @@ export class UsageError extends Error {
   readonly code = 'INVALID_PARAMETER';
 }
 
-export const USAGE = `Usage: reins run --query "..." [--model demo | script:FILE] [--max-steps N] [--deadline-ms N] [--json]
+export const USAGE = `Usage: reins run --query "..." [--model demo | script:FILE | openai:M | anthropic:M] [--max-steps N] [--deadline-ms N] [--json]
 
   --query, -q      the question for the agent (required)
-  --model, -m      demo (default: offline, rule-based, labeled) or script:FILE (a JSONL reply script)
+  --model, -m      demo (offline, rule-based, labeled), script:FILE (a JSONL reply script),
+                   openai:<model> or anthropic:<model> (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY,
+                   OPENAI_BASE_URL for local servers). Default: REINS_MODEL, else demo.
   --max-steps      model steps (default 8 for the CLI); the last step offers no tools
   --deadline-ms    wall-clock budget for the run (default 60000)
   --json           print the run record as JSON instead of the live trace
@@ -39,7 +42,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
       allowPositionals: false,
       options: {
         query: { type: 'string', short: 'q' },
-        model: { type: 'string', short: 'm', default: 'demo' },
+        model: { type: 'string', short: 'm' },
         'max-steps': { type: 'string', default: '8' },
         'deadline-ms': { type: 'string' },
         json: { type: 'boolean', default: false },

@@ -1,9 +1,8 @@
-import { demoModel } from '../models/demo-model.js';
 import type { RunStatus } from '../events.js';
 import type { Model } from '../model.js';
-import { loadScriptModel } from '../node/load-script.js';
 import { runAgent } from '../loop/run-agent.js';
 import { USAGE, UsageError, parseCli, type RunCommand } from './args.js';
+import { chooseCliModel } from './choose-model.js';
 import { exampleTools } from './example-tools.js';
 import { formatEvent } from './print-event.js';
 
@@ -17,7 +16,11 @@ export interface CliIo {
 
 const processIo: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
 
-export async function main(argv: readonly string[], io: CliIo = processIo): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: CliIo = processIo,
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<number> {
   let command;
   try {
     command = parseCli(argv);
@@ -30,13 +33,19 @@ export async function main(argv: readonly string[], io: CliIo = processIo): Prom
     io.out(`${USAGE}\n`);
     return 0;
   }
-  return run(command, io);
+  return run(command, io, env);
 }
 
-async function run(command: RunCommand, io: CliIo): Promise<number> {
+async function run(
+  command: RunCommand,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   let model: Model;
   try {
-    model = await chooseModel(command.model);
+    const chosen = await chooseCliModel(command.model, env);
+    model = chosen.model;
+    if (chosen.notice !== undefined) io.err(`${chosen.notice}\n`);
   } catch (thrown) {
     io.err(`reins: INVALID_PARAMETER: ${(thrown as Error).message}\n`);
     return 2;
@@ -65,13 +74,4 @@ async function run(command: RunCommand, io: CliIo): Promise<number> {
   process.off('SIGINT', onSigint);
   if (command.json) io.out(`${JSON.stringify(record, null, 2)}\n`);
   return EXIT[record.status];
-}
-
-async function chooseModel(spec: string): Promise<Model> {
-  if (spec === 'demo') return demoModel();
-  if (spec.startsWith('script:') && spec.length > 'script:'.length)
-    return loadScriptModel(spec.slice('script:'.length));
-  throw new Error(
-    `--model must be demo or script:FILE, got ${JSON.stringify(spec)} (real models come with REINS_MODEL)`,
-  );
 }

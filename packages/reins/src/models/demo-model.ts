@@ -79,18 +79,32 @@ function summarize(seen: readonly Seen[], query: string): string {
     .join(' ');
 }
 
-/** Tools sharing at least one word (or CJK pair) with the question, best first, ties by name. */
+/**
+ * Tools sharing words (or CJK pairs) with the question, scored — a word in the tool's name
+ * counts twice, an arithmetic expression for an arithmetic tool three times — keeping those
+ * scoring at least half the best, best first (ties by name).
+ */
 export function rankTools(query: string, tools: readonly ToolSpec[]): ToolSpec[] {
   const words = terms(query);
-  return tools
+  const scored = tools
     .map((tool) => {
-      const haystack = `${tool.name.replace(/[_-]/g, ' ')} ${tool.description}`.toLowerCase();
-      return { tool, score: words.filter((w) => haystack.includes(w)).length };
+      const name = tool.name.replace(/[_-]/g, ' ').toLowerCase();
+      const description = tool.description.toLowerCase();
+      const score = words.reduce((n, w) => {
+        const hits = (name.includes(w) ? 2 : 0) + (description.includes(w) ? 1 : 0);
+        return n + (w === ARITHMETIC ? 3 : 1) * hits;
+      }, 0);
+      return { tool, score };
     })
-    .filter((t) => t.score > 0)
+    .filter((t) => t.score > 0);
+  const best = Math.max(0, ...scored.map((t) => t.score));
+  return scored
+    .filter((t) => t.score * 2 >= best)
     .sort((a, b) => b.score - a.score || a.tool.name.localeCompare(b.tool.name))
     .map((t) => t.tool);
 }
+
+const ARITHMETIC = 'arithmetic';
 
 const STOP_WORDS = new Set([
   'what',
@@ -119,6 +133,6 @@ function terms(query: string): string[] {
   for (const run of lower.match(/[\u4e00-\u9fff]+/g) ?? []) {
     for (let i = 0; i + 2 <= run.length; i++) cjk.push(run.slice(i, i + 2));
   }
-  const symbols = /\d\s*[-+*/^]\s*\d/.test(lower) ? ['arithmetic'] : [];
+  const symbols = /\d\s*[-+*/^]\s*\d/.test(lower) ? [ARITHMETIC] : [];
   return [...new Set([...latin, ...cjk, ...symbols])];
 }

@@ -1,0 +1,48 @@
+import { demoModel } from '../models/demo-model.js';
+import type { Model } from '../model.js';
+import { loadScriptModel } from '../node/load-script.js';
+
+/** What the CLI needs from `@reins/models` (loaded only when a real provider is asked for). */
+interface ModelsPackage {
+  readModelConfig(env: Readonly<Record<string, string | undefined>>): unknown;
+  chooseModel(config: unknown): Promise<{ model: Model; reason: string; printable: Record<string, string> }>;
+}
+
+export interface Chosen {
+  readonly model: Model;
+  /** A line for stderr: which model and why, secrets masked. */
+  readonly notice?: string;
+}
+
+/**
+ * `demo` and `script:FILE` are built in. A provider spec (`openai:…`, `anthropic:…`) loads
+ * the optional `@reins/models` package at run time: the core never imports an adapter.
+ * `--model` wins over `REINS_MODEL`; keys come from the environment only.
+ */
+export async function chooseCliModel(
+  flag: string | undefined,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Chosen> {
+  const spec = flag ?? env.REINS_MODEL?.trim() ?? 'demo';
+  if (spec === 'demo' || spec === '') return { model: demoModel() };
+  if (spec.startsWith('script:') && spec.length > 'script:'.length) {
+    return { model: await loadScriptModel(spec.slice('script:'.length)) };
+  }
+  if (!/^(openai|anthropic):./.test(spec)) {
+    throw new Error(
+      `model must be demo, script:FILE, openai:<model> or anthropic:<model>, got ${JSON.stringify(spec)}`,
+    );
+  }
+  let models: ModelsPackage;
+  try {
+    const specifier = '@reins/models'; // not a literal: the core has no build-time link to adapters
+    models = (await import(specifier)) as ModelsPackage;
+  } catch {
+    throw new Error(`${spec} needs the @reins/models package (npm install @reins/models)`);
+  }
+  const chosen = await models.chooseModel(models.readModelConfig({ ...env, REINS_MODEL: spec }));
+  const settings = Object.entries(chosen.printable)
+    .map(([key, value]) => `${key}=${value}`)
+    .join(' ');
+  return { model: chosen.model, notice: `model ${chosen.model.name}: ${chosen.reason} (${settings})` };
+}
