@@ -114,6 +114,12 @@ const MUTANTS = [
     'if (isPlainObject(value)) return { value, via };',
     'return { value: value as Record<string, unknown>, via };',
   ],
+  [
+    'timeouts need not nest',
+    `${src}timeout-hierarchy.ts`,
+    'if (modelTimeoutMs < toolBudgetMs) {',
+    'if (false) {',
+  ],
 ];
 
 // Preflight: every pattern must be in its file before anything is touched.

@@ -47,7 +47,9 @@ export function anthropic(options: AnthropicOptions): Model {
   return {
     name: `anthropic:${options.model}`,
     async call(request: ModelRequest): Promise<ModelResult> {
-      const timeout = AbortSignal.timeout(timeoutMs);
+      // The run's model timeout (the timeout hierarchy) caps the adapter's own.
+      const limitMs = Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY);
+      const timeout = AbortSignal.timeout(limitMs);
       const signal = AbortSignal.any([request.signal, timeout]);
       try {
         const headers = {
@@ -71,7 +73,7 @@ export function anthropic(options: AnthropicOptions): Model {
         if (!request.signal.aborted && timeout.aborted) {
           return {
             ok: false,
-            error: { code: 'TIMEOUT', message: `no complete answer within ${timeoutMs} ms` },
+            error: { code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms` },
           };
         }
         return { ok: false, error: failureFromThrown(thrown, request.signal) };

@@ -54,7 +54,9 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
   return {
     name: `openai-compatible:${options.model}`,
     async call(request: ModelRequest): Promise<ModelResult> {
-      const timeout = AbortSignal.timeout(timeoutMs);
+      // The run's model timeout (the timeout hierarchy) caps the adapter's own.
+      const limitMs = Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY);
+      const timeout = AbortSignal.timeout(limitMs);
       const signal = AbortSignal.any([request.signal, timeout]);
       const failed = (error: ModelFailure): ModelResult => ({ ok: false, error });
       try {
@@ -73,7 +75,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
           : await readCompletion(response, request);
       } catch (thrown) {
         if (!request.signal.aborted && timeout.aborted) {
-          return failed({ code: 'TIMEOUT', message: `no complete answer within ${timeoutMs} ms` });
+          return failed({ code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms` });
         }
         return failed(failureFromThrown(thrown, request.signal));
       }

@@ -153,6 +153,18 @@ describe('OpenAI-compatible adapter on the wire', () => {
     await waitFor(() => provider?.openConnections() === 0);
   });
 
+  it('the run’s model timeout caps the adapter’s own', async () => {
+    provider = await fakeProvider(() => {
+      /* never answers */
+    });
+    const model = openAiCompatible({ model: 'm', baseURL: provider.baseURL, timeoutMs: 60_000 });
+    const result = await model.call({ ...request(), timeoutMs: 80 });
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'TIMEOUT', message: 'no complete answer within 80 ms' },
+    });
+  });
+
   it('a run cancelled mid-request aborts the HTTP request and leaves no open socket', async () => {
     provider = await fakeProvider(() => {
       /* never answers */

@@ -3,6 +3,7 @@ import type { ErrorCode } from './errors.js';
 import type { RunLimits } from './limits.js';
 import type { Usage } from './model.js';
 import type { Observation } from './observation.js';
+import type { TimeoutHierarchy } from './timeout-hierarchy.js';
 
 export type RunStatus = 'success' | 'stopped' | 'cancelled' | 'error';
 
@@ -36,6 +37,8 @@ export interface StartEvent extends EventBase {
   readonly query: string;
   readonly tools: readonly string[];
   readonly limits: RunLimits;
+  /** The nested time budgets: tool × tries × 1.5 ≤ model call ≤ run deadline. */
+  readonly timeouts: TimeoutHierarchy;
 }
 
 export interface ReasonStep extends StepBase {

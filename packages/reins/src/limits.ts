@@ -8,6 +8,8 @@ export interface RunLimits {
   readonly deadlineMs: number;
   /** Timeout for a tool call when the tool declares none (ms). */
   readonly toolTimeoutMs: number;
+  /** One model call (ms); unset = computed from the tools (see `timeoutHierarchy`). */
+  readonly modelTimeoutMs?: number | undefined;
   /** Most recent steps shown to the model in full; older observations are summarized. */
   readonly historyFullSteps: number;
   /** Characters of an older observation kept in its summary. */
@@ -34,7 +36,8 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
   for (const key in overrides) {
     const value = overrides[key as keyof RunLimits];
     if (value === undefined) continue;
-    if (!Object.hasOwn(DEFAULT_LIMITS, key)) throw new RangeError(`unknown limit ${JSON.stringify(key)}`);
+    if (!Object.hasOwn(DEFAULT_LIMITS, key) && key !== 'modelTimeoutMs')
+      throw new RangeError(`unknown limit ${JSON.stringify(key)}`);
     const min = key === 'historyFullSteps' ? 0 : 1;
     if (!Number.isInteger(value) || value < min || value > MAX_TIMER_MS) {
       throw new RangeError(
@@ -48,6 +51,7 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
     maxSteps: overrides.maxSteps ?? d.maxSteps,
     deadlineMs: overrides.deadlineMs ?? d.deadlineMs,
     toolTimeoutMs: overrides.toolTimeoutMs ?? d.toolTimeoutMs,
+    modelTimeoutMs: overrides.modelTimeoutMs,
     historyFullSteps: overrides.historyFullSteps ?? d.historyFullSteps,
     summaryChars: overrides.summaryChars ?? d.summaryChars,
     observationChars: overrides.observationChars ?? d.observationChars,

@@ -22,6 +22,8 @@ export interface ModelRequest {
   /** Empty on the last step: no tools are offered then. */
   readonly tools: readonly ToolSpec[];
   readonly signal: AbortSignal;
+  /** The longest this call may take (the run's model timeout): adapters must not wait longer. */
+  readonly timeoutMs?: number;
   /** 1-based model step within the run, and whether it is the last one allowed. */
   readonly step: number;
   readonly finalStep: boolean;

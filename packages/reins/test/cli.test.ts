@@ -69,6 +69,7 @@ describe('reins run', () => {
       ['run', '-q', 'x', '--bogus'],
       ['fly'],
       ['run', '-q', 'x', '--model', 'gpt-9'],
+      ['run', '-q', 'x', '--deadline-ms', '1000'], // shorter than the example tools' timeouts × 1.5
     ]) {
       const { code, err } = await cli(...argv);
       expect({ argv, code }).toEqual({ argv, code: 2 });

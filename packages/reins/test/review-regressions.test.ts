@@ -22,7 +22,14 @@ describe('a wrapper that copies the request or the tool context keeps the signal
     };
     expect((await runAgent({ query: 'q', model: wrapper, tools: [] }).result).final_answer).toBe('ok');
     expect(inner.calls[0]?.signal).toBeInstanceOf(AbortSignal);
-    expect(Object.keys(seen[0] ?? {}).sort()).toEqual(['finalStep', 'messages', 'signal', 'step', 'tools']);
+    expect(Object.keys(seen[0] ?? {}).sort()).toEqual([
+      'finalStep',
+      'messages',
+      'signal',
+      'step',
+      'timeoutMs',
+      'tools',
+    ]);
   });
 
   it('a tool copying its context keeps the signal', async () => {
@@ -53,7 +60,7 @@ describe('a cancel during an async tool’s synchronous part reaches the tool', 
       input: z.object({}),
       output: z.object({}),
       readOnly: true,
-      timeoutMs: 60_000,
+      timeoutMs: 30_000,
       run: (_input, ctx) => {
         controller.abort(); // the run is cancelled before the tool returns its promise
         return new Promise<Record<string, never>>((_resolve, reject) => {

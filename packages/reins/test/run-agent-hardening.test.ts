@@ -131,12 +131,12 @@ describe('abort reasons a tool can use', () => {
   });
 
   it('the run deadline during a tool call is a TIMEOUT observation', async () => {
-    const { tool } = hangingTool({ timeoutMs: 60_000 });
+    const { tool } = hangingTool({ timeoutMs: 100 });
     const run = runAgent({
       query: 'q',
-      model: scriptModel([act('hang', {})]),
+      model: scriptModel([{ text: act('hang', {}), delayMs: 100 }]),
       tools: [tool],
-      limits: { deadlineMs: 20 },
+      limits: { deadlineMs: 160, modelTimeoutMs: 150 },
     });
     const record = await run.result;
     expect(observations(record)[0]).toMatchObject({ status: 'timeout', error: { code: 'TIMEOUT' } });

@@ -92,12 +92,16 @@ describe('repeated-action guard', () => {
 
 describe('deadline', () => {
   it('stops the run when the wall-clock deadline passes, aborting the tool in flight', async () => {
-    const { tool, seen } = hangingTool({ timeoutMs: 60_000 });
-    const model = scriptModel([act('hang', {}), final('never')]);
-    const record = await runAgent({ query: 'q', model, tools: [tool], limits: { deadlineMs: 50 } }).result;
+    // Timeouts nest (tool 100 × 1.5 ≤ model 150 ≤ run 160), yet a slow first step (100 ms)
+    // leaves the tool only 60 ms before the deadline: the deadline, not the tool's own
+    // timeout, stops it.
+    const { tool, seen } = hangingTool({ timeoutMs: 100 });
+    const model = scriptModel([{ text: act('hang', {}), delayMs: 100 }, final('never')]);
+    const limits = { deadlineMs: 160, modelTimeoutMs: 150 };
+    const record = await runAgent({ query: 'q', model, tools: [tool], limits }).result;
     expect(record.status).toBe('stopped');
     expect(record.stop_reason).toBe('deadline');
-    expect(record.final_answer).toContain('deadline (50 ms)');
+    expect(record.final_answer).toContain('deadline (160 ms)');
     expect(seen).toEqual({ started: 1, aborted: 1 });
     expect(model.calls).toHaveLength(1); // no model call after the deadline
   });
@@ -147,7 +151,7 @@ describe('cancellation', () => {
   });
 
   it('cancel() during a tool call aborts the tool and starts no further model call', async () => {
-    const { tool, seen } = hangingTool({ timeoutMs: 60_000 });
+    const { tool, seen } = hangingTool({ timeoutMs: 30_000 });
     const model = scriptModel([act('hang', {}), final('never')]);
     const run = runAgent({ query: 'q', model, tools: [tool] });
     for await (const event of run) if (event.type === 'step' && event.phase === 'act') run.cancel();

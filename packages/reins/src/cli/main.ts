@@ -51,19 +51,27 @@ async function run(
     return 2;
   }
   const controller = new AbortController();
+  let agentRun;
+  try {
+    agentRun = runAgent({
+      query: command.query,
+      model,
+      tools: exampleTools(),
+      signal: controller.signal,
+      agent: 'cli',
+      limits: {
+        maxSteps: command.maxSteps,
+        ...(command.deadlineMs === undefined ? {} : { deadlineMs: command.deadlineMs }),
+      },
+    });
+  } catch (thrown) {
+    // Limits that do not fit (e.g. a deadline shorter than the tools' timeouts allow).
+    if (!(thrown instanceof RangeError)) throw thrown;
+    io.err(`reins: INVALID_PARAMETER: ${thrown.message}\n`);
+    return 2;
+  }
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
-  const agentRun = runAgent({
-    query: command.query,
-    model,
-    tools: exampleTools(),
-    signal: controller.signal,
-    agent: 'cli',
-    limits: {
-      maxSteps: command.maxSteps,
-      ...(command.deadlineMs === undefined ? {} : { deadlineMs: command.deadlineMs }),
-    },
-  });
   if (!command.json) {
     for await (const event of agentRun) {
       const line = formatEvent(event);

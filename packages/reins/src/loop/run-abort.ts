@@ -75,6 +75,7 @@ export class StepRequest implements ModelRequest {
     readonly tools: readonly ToolSpec[],
     readonly step: number,
     readonly finalStep: boolean,
+    readonly timeoutMs: number,
     abort: RunAbort,
   ) {
     this.#abort = abort;

@@ -12,6 +12,7 @@ import { RunAbort } from './run-abort.js';
 import { runLoop } from './run-loop.js';
 import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
 import { toolSet } from './tool-catalog.js';
+import { timeoutHierarchy } from '../timeout-hierarchy.js';
 
 export interface RunAgentOptions {
   readonly query: string;
@@ -48,6 +49,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const deps = withDefaults(options.deps);
   const limits = resolveLimits(options.limits);
   const { registry, specs, names } = toolSet(options.tools);
+  const timeouts = timeoutHierarchy(limits, options.tools);
   const runId = options.runId ?? deps.newId();
   const log = new EventLog(runId, deps.now);
 
@@ -67,6 +69,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     model: options.model,
     specs,
     toolNames: names,
+    timeouts,
     abort,
     prompt: new PromptBuilder(options.query, specs, limits, options.instructions),
     limits,

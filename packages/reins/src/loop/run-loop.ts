@@ -9,6 +9,7 @@ import { RUN_DEADLINE } from './abort-reasons.js';
 import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
 import { StepRequest, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
+import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 import { actOn, type ActEnv } from './execute-action.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type Resolution } from './resolve-turn.js';
@@ -19,6 +20,7 @@ export interface LoopContext {
   readonly model: Model;
   readonly specs: readonly ToolSpec[];
   readonly toolNames: readonly string[];
+  readonly timeouts: TimeoutHierarchy;
   /** The run's abort state (`act.signal` is the same object). */
   readonly abort: RunAbort;
   readonly prompt: PromptBuilder;
@@ -68,6 +70,7 @@ class ReactLoop {
       query: prompt.query,
       tools: this.#ctx.toolNames,
       limits,
+      timeouts: this.#ctx.timeouts,
     });
     signal.addEventListener('abort', this.#onAbort, { once: true });
     try {
@@ -76,7 +79,14 @@ class ReactLoop {
         const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
         const reasonStart = deps.now();
         const tools = finalStep ? [] : this.#ctx.specs;
-        const request = new StepRequest(prompt.messages(finalStep), tools, step, finalStep, this.#ctx.abort);
+        const request = new StepRequest(
+          prompt.messages(finalStep),
+          tools,
+          step,
+          finalStep,
+          this.#ctx.timeouts.modelTimeoutMs,
+          this.#ctx.abort,
+        );
         const result = await callModel(model, request, this.#modelCall);
         this.#modelCall.settle = undefined;
         if (result.usage !== undefined) {

@@ -1,0 +1,53 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool, runAgent, timeoutHierarchy, DEFAULT_LIMITS } from 'reins';
+import { scriptModel } from 'reins/testing';
+import { final } from './helpers.js';
+
+const tool = (name: string, timeoutMs?: number) =>
+  defineTool({
+    name,
+    description: name,
+    input: z.object({}),
+    output: z.object({}),
+    readOnly: true,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
+    run: () => ({}),
+  });
+
+describe('the timeout hierarchy: tool × tries × 1.5 ≤ model call ≤ run deadline', () => {
+  it('computes the model timeout from the slowest tool when none is configured', () => {
+    expect(timeoutHierarchy(DEFAULT_LIMITS, [tool('a', 1_000), tool('slow', 28_000)])).toEqual({
+      toolBudgetMs: 42_000,
+      slowestTool: 'slow',
+      modelTimeoutMs: 42_000,
+      deadlineMs: 60_000,
+    });
+    expect(timeoutHierarchy(DEFAULT_LIMITS, []).modelTimeoutMs).toBe(30_000);
+    expect(timeoutHierarchy(DEFAULT_LIMITS, [tool('plain')]).toolBudgetMs).toBe(22_500); // toolTimeoutMs 15 s
+  });
+
+  it('refuses a configuration that does not nest, naming the tool', () => {
+    const model = scriptModel([]);
+    expect(() => runAgent({ query: 'q', model, tools: [tool('ocr', 50_000)] })).toThrow(
+      /tool ocr's timeout × 1 tries × 1.5 = 75000 ms/,
+    );
+    expect(() => runAgent({ query: 'q', model, tools: [], limits: { modelTimeoutMs: 90_000 } })).toThrow(
+      /must not exceed the run deadline \(60000 ms\)/,
+    );
+    expect(() =>
+      runAgent({ query: 'q', model, tools: [tool('t', 10_000)], limits: { modelTimeoutMs: 10_000 } }),
+    ).toThrow(/at least tool t's timeout/);
+  });
+
+  it('is reported in the start event and handed to the model as its timeout', async () => {
+    const model = scriptModel([final('x')]);
+    const run = runAgent({ query: 'q', model, tools: [tool('t', 2_000)], limits: { modelTimeoutMs: 5_000 } });
+    await run.result;
+    expect(run.events[0]).toMatchObject({
+      type: 'start',
+      timeouts: { toolBudgetMs: 3_000, slowestTool: 't', modelTimeoutMs: 5_000, deadlineMs: 60_000 },
+    });
+    expect(model.calls[0]?.timeoutMs).toBe(5_000);
+  });
+});
