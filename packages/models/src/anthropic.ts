@@ -159,6 +159,7 @@ async function readStream(
       const text = event.delta.text ?? '';
       parts.push(text);
       onDelta?.(text);
+      request.onDelta?.(text);
     } else if (event.type === 'message_delta') outputTokens = event.usage?.output_tokens ?? outputTokens;
     else if (event.type === 'error') {
       const overloaded = event.error?.type === 'overloaded_error' || event.error?.type === 'api_error';

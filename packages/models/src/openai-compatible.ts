@@ -130,6 +130,7 @@ async function readStream(
     if (typeof delta === 'string' && delta !== '') {
       parts.push(delta);
       onDelta?.(delta);
+      request.onDelta?.(delta);
     }
     if (chunk.usage != null) reported = chunk.usage;
   }

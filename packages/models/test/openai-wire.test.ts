@@ -196,3 +196,27 @@ describe('OpenAI-compatible adapter on the wire', () => {
     });
   });
 });
+
+describe('streamed deltas reach the run', () => {
+  it('as progress events, in order', async () => {
+    provider = await fakeProvider((_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const parts = ['{"thought":"t",', '"final":"streamed"}'];
+      res.end(
+        `${parts.map((content) => `data: ${JSON.stringify(chunk({ content }))}\n\n`).join('')}data: [DONE]\n\n`,
+      );
+    });
+    const run = runAgent({
+      query: 'q',
+      model: openAiCompatible({ model: 'm', baseURL: provider.baseURL, stream: true }),
+      tools: [],
+    });
+    const record = await run.result;
+    expect(record.final_answer).toBe('streamed');
+    const progress = run.events.filter((e) => e.type === 'step' && e.phase === 'progress');
+    expect(progress.map((e) => (e as { text: string }).text)).toEqual([
+      '{"thought":"t",',
+      '"final":"streamed"}',
+    ]);
+  });
+});

@@ -10,7 +10,7 @@ export type RunStatus = 'success' | 'stopped' | 'cancelled' | 'error';
 /** Which limit ended a `stopped` run. */
 export type StopReason = 'max_steps' | 'repeated_action' | 'deadline';
 
-export type StepPhase = 'reason' | 'act' | 'observe';
+export type StepPhase = 'reason' | 'act' | 'observe' | 'progress';
 
 interface EventBase {
   readonly runId: string;
@@ -68,7 +68,17 @@ export interface ObserveStep extends StepBase {
   readonly observation: Observation;
 }
 
-export type StepEvent = ReasonStep | ActStep | ObserveStep;
+/**
+ * Something arriving while a step runs: a streaming model's text delta. Live-only: the run
+ * record keeps reason / act / observe, not these.
+ */
+export interface ProgressStep extends StepBase {
+  readonly phase: 'progress';
+  readonly source: 'model';
+  readonly text: string;
+}
+
+export type StepEvent = ReasonStep | ActStep | ObserveStep | ProgressStep;
 
 /**
  * The reply for the user. `format: "raw"` means the model's text could not be parsed even

@@ -24,6 +24,11 @@ export interface ModelRequest {
   readonly signal: AbortSignal;
   /** The longest this call may take (the run's model timeout): adapters must not wait longer. */
   readonly timeoutMs?: number;
+  /**
+   * Streaming adapters report text as it arrives; the run turns it into `progress` step
+   * events. Calls after the model call settled are ignored.
+   */
+  onDelta?(text: string): void;
   /** 1-based model step within the run, and whether it is the last one allowed. */
   readonly step: number;
   readonly finalStep: boolean;

@@ -15,7 +15,7 @@ export const RUN_RECORD_VERSION = 1;
 /** One reason / act / observe entry of the audit record. */
 export interface RecordStep {
   readonly index: number;
-  readonly phase: StepEvent['phase'];
+  readonly phase: Exclude<StepEvent['phase'], 'progress'>;
   readonly act_id?: string;
   readonly started_at: string;
   readonly ended_at: string;
@@ -60,7 +60,7 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
   for (const event of events) {
     switch (event.type) {
       case 'step':
-        steps.push(recordStep(event));
+        if (event.phase !== 'progress') steps.push(recordStep(event));
         break;
       case 'start':
         start ??= event;
@@ -111,7 +111,7 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
   return record;
 }
 
-function recordStep(event: StepEvent): RecordStep {
+function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordStep {
   // Literal objects, no spreads: this runs for every step of every run that is recorded.
   const started_at = iso(event.startedAt);
   const ended_at = iso(event.endedAt);

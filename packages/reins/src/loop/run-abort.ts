@@ -66,9 +66,15 @@ export class RunAbort implements AbortLike {
  * spreads the request keeps it — but an accessor while the run has no real signal yet, so
  * a model that never looks does not make one.
  */
+/** Where a step request's text deltas go (the loop). */
+export interface DeltaSink {
+  modelDelta(step: number, text: string): void;
+}
+
 export class StepRequest implements ModelRequest {
   declare readonly signal: AbortSignal;
   readonly #abort: RunAbort;
+  readonly #sink: DeltaSink;
 
   constructor(
     readonly messages: readonly ChatMessage[],
@@ -77,10 +83,16 @@ export class StepRequest implements ModelRequest {
     readonly finalStep: boolean,
     readonly timeoutMs: number,
     abort: RunAbort,
+    sink: DeltaSink,
   ) {
     this.#abort = abort;
+    this.#sink = sink;
     if (abort.hasSignal) Object.defineProperty(this, 'signal', { value: abort.signal, enumerable: true });
     else Object.defineProperty(this, 'signal', LAZY_SIGNAL);
+  }
+
+  onDelta(text: string): void {
+    this.#sink.modelDelta(this.step, text);
   }
 
   static signalOf(request: StepRequest): AbortSignal {

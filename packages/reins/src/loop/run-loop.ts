@@ -7,7 +7,7 @@ import type { Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_DEADLINE } from './abort-reasons.js';
 import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
-import { StepRequest, type RunAbort } from './run-abort.js';
+import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 import { actOn, type ActEnv } from './execute-action.js';
@@ -39,7 +39,7 @@ export function runLoop(ctx: LoopContext): Promise<void> {
 }
 
 /** One run's loop state. A class, not closures: a run in flight holds less (see bench/). */
-class ReactLoop {
+class ReactLoop implements DeltaSink {
   readonly #ctx: LoopContext;
   readonly #started: number;
   readonly #demo: boolean;
@@ -49,6 +49,8 @@ class ReactLoop {
   #outputTokens = 0;
   #completed = 0;
   #actStart = 0;
+  /** The step whose model call is in flight (0: none), for streamed deltas. */
+  #modelStep = 0;
   readonly #modelCall: ModelCallSlot = {};
   // The run's one abort listener: settles the model call in flight (if any) at once.
   readonly #onAbort = (): void => this.#modelCall.settle?.(ABORTED);
@@ -86,8 +88,11 @@ class ReactLoop {
           finalStep,
           this.#ctx.timeouts.modelTimeoutMs,
           this.#ctx.abort,
+          this,
         );
+        this.#modelStep = step;
         const result = await callModel(model, request, this.#modelCall);
+        this.#modelStep = 0;
         this.#modelCall.settle = undefined;
         if (result.usage !== undefined) {
           this.#inputTokens += result.usage.inputTokens;
@@ -208,6 +213,25 @@ class ReactLoop {
         durationMs: observation.durationMs,
       },
       endedAt,
+    );
+  }
+
+  /** A streaming model's text delta, as a live `progress` event of the step it belongs to. */
+  modelDelta(step: number, text: string): void {
+    if (step !== this.#modelStep || this.#ctx.log.closed || typeof text !== 'string' || text === '') return;
+    const at = this.#ctx.deps.now();
+    this.#ctx.log.append(
+      {
+        type: 'step',
+        phase: 'progress',
+        index: step,
+        source: 'model',
+        text,
+        startedAt: at,
+        endedAt: at,
+        durationMs: 0,
+      },
+      at,
     );
   }
 
