@@ -1,7 +1,7 @@
 import { estimateTokens, type ChatMessage, type Model, type ModelRequest, type ModelResult } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
 import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
-import { sseData } from './sse-data.js';
+import { MALFORMED, MALFORMED_STREAM, sseJson } from './sse-data.js';
 
 export interface AnthropicOptions {
   /** e.g. `claude-sonnet-4-5`, `claude-haiku-4-5`. */
@@ -144,16 +144,9 @@ async function readStream(
   const parts: string[] = [];
   let inputTokens: number | undefined;
   let outputTokens: number | undefined;
-  for await (const data of sseData(response.body)) {
-    let event: StreamEvent;
-    try {
-      event = JSON.parse(data) as StreamEvent;
-    } catch {
-      return {
-        ok: false,
-        error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed event' },
-      };
-    }
+  for await (const parsed of sseJson(response.body)) {
+    if (parsed === MALFORMED) return MALFORMED_STREAM;
+    const event = parsed as StreamEvent;
     if (event.type === 'message_start') inputTokens = event.message?.usage?.input_tokens;
     else if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
       const text = event.delta.text ?? '';

@@ -1,7 +1,7 @@
 // Model adapters for Reins. Every adapter honours the `Model` contract: failures are data.
 export { openAiCompatible, type OpenAiCompatibleOptions } from './openai-compatible.js';
 export { codeForStatus, retryAfterMs } from './http-failure.js';
-export { sseData } from './sse-data.js';
+export { sseData, sseJson, MALFORMED } from './sse-data.js';
 export { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
 export { withRetries, type RetryOptions } from './with-retries.js';
 export { withFallback, type FallbackOptions } from './with-fallback.js';

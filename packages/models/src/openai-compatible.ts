@@ -7,7 +7,7 @@ import {
   type Usage,
 } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
-import { sseData } from './sse-data.js';
+import { MALFORMED, MALFORMED_STREAM, sseJson } from './sse-data.js';
 import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
 
 export interface OpenAiCompatibleOptions {
@@ -116,16 +116,9 @@ async function readStream(
 ): Promise<ModelResult> {
   const parts: string[] = [];
   let reported: ChatCompletionChunk['usage'];
-  for await (const data of sseData(response.body)) {
-    let chunk: ChatCompletionChunk;
-    try {
-      chunk = JSON.parse(data) as ChatCompletionChunk;
-    } catch {
-      return {
-        ok: false,
-        error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed chunk' },
-      };
-    }
+  for await (const parsed of sseJson(response.body)) {
+    if (parsed === MALFORMED) return MALFORMED_STREAM;
+    const chunk = parsed as ChatCompletionChunk;
     const delta = chunk.choices?.[0]?.delta?.content;
     if (typeof delta === 'string' && delta !== '') {
       parts.push(delta);

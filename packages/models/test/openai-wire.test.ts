@@ -220,3 +220,19 @@ describe('streamed deltas reach the run', () => {
     ]);
   });
 });
+
+describe('a stream it cannot read', () => {
+  it('is SERVICE_UNAVAILABLE, not a throw', async () => {
+    provider = await fakeProvider((_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end('data: {"choices": [\n\n');
+    });
+    const result = await openAiCompatible({ model: 'm', baseURL: provider.baseURL, stream: true }).call(
+      request(),
+    );
+    expect(result).toMatchObject({
+      ok: false,
+      error: { code: 'SERVICE_UNAVAILABLE', message: expect.stringContaining('malformed') },
+    });
+  });
+});
