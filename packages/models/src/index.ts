@@ -13,3 +13,4 @@ export {
   type ModelConfig,
   type ChosenModel,
 } from './model-from-env.js';
+export { byRole, type RoleModels } from './by-role.js';

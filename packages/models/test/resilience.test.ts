@@ -122,3 +122,31 @@ describe('withFallback', () => {
     await waitFor(() => provider?.openConnections() === 0);
   });
 });
+
+describe('byRole', () => {
+  it('sends tool-offering steps to the reasoning model and the last step to the final-answer model', async () => {
+    const { byRole } = await import('@reins/models');
+    const reasoning = scriptModel(
+      [
+        JSON.stringify({ thought: 't', action: 'nope', input: {} }),
+        JSON.stringify({ thought: 't', action: 'nope', input: { a: 1 } }),
+      ],
+      { name: 'reasoner' },
+    );
+    const finalAnswer = scriptModel([final('done')], { name: 'finisher' });
+    const record = await runAgent({
+      query: 'q',
+      model: byRole({ reasoning, finalAnswer }),
+      tools: [],
+      limits: { maxSteps: 3 },
+    }).result;
+    expect(record).toMatchObject({ status: 'success', final_answer: 'done' });
+    expect(record.steps.filter((s) => s.phase === 'reason').map((s) => s.detail.model)).toEqual([
+      'reasoner',
+      'reasoner',
+      'finisher',
+    ]);
+    reasoning.assertComplete();
+    finalAnswer.assertComplete();
+  });
+});
