@@ -14,3 +14,4 @@ export {
   type ChosenModel,
 } from './model-from-env.js';
 export { byRole, type RoleModels } from './by-role.js';
+export { gradualRollout, type Rollout, type RolloutOptions, type RolloutStats } from './rollout.js';

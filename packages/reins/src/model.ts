@@ -22,6 +22,8 @@ export interface ModelRequest {
   /** Empty on the last step: no tools are offered then. */
   readonly tools: readonly ToolSpec[];
   readonly signal: AbortSignal;
+  /** The run this call belongs to (for sticky routing and logs). */
+  readonly runId?: string;
   /** The longest this call may take (the run's model timeout): adapters must not wait longer. */
   readonly timeoutMs?: number;
   /**

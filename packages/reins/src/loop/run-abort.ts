@@ -82,6 +82,7 @@ export class StepRequest implements ModelRequest {
     readonly step: number,
     readonly finalStep: boolean,
     readonly timeoutMs: number,
+    readonly runId: string,
     abort: RunAbort,
     sink: DeltaSink,
   ) {

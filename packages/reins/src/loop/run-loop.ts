@@ -87,6 +87,7 @@ class ReactLoop implements DeltaSink {
           step,
           finalStep,
           this.#ctx.timeouts.modelTimeoutMs,
+          this.#ctx.act.runId,
           this.#ctx.abort,
           this,
         );
