@@ -15,3 +15,11 @@ export {
 } from './model-from-env.js';
 export { byRole, type RoleModels } from './by-role.js';
 export { gradualRollout, type Rollout, type RolloutOptions, type RolloutStats } from './rollout.js';
+export {
+  withReasoningCache,
+  reasoningKey,
+  memoryReplyStore,
+  redisReplyStore,
+  type ReplyStore,
+  type ReasoningCacheOptions,
+} from './reasoning-cache.js';

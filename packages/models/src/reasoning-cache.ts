@@ -1,0 +1,88 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Model, ModelRequest, ModelResult } from 'reins';
+
+/** Where cached replies live. Failures are the store's to report; the cache treats them as misses. */
+export interface ReplyStore {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+}
+
+export interface ReasoningCacheOptions {
+  readonly store: ReplyStore;
+  /** Part of the key: bump it when the prompt changes (old entries are simply never hit). */
+  readonly promptVersion: string;
+  /** Default 300 000 (seed 003 §4.3). */
+  readonly ttlMs?: number;
+}
+
+/**
+ * Reuses a model's reply when the same model, prompt version, query and last observation
+ * come again (seed 003 §4.3). Off unless you wrap a model with it. Only successful replies
+ * are cached; a store that fails is a miss (the model is asked), never an error.
+ */
+export function withReasoningCache(model: Model, options: ReasoningCacheOptions): Model {
+  const ttlMs = options.ttlMs ?? 300_000;
+  return {
+    name: model.name,
+    ...(model.demo === undefined ? {} : { demo: model.demo }),
+    async call(request: ModelRequest): Promise<ModelResult> {
+      const key = reasoningKey(model.name, options.promptVersion, request);
+      const hit = await options.store.get(key).catch(() => undefined);
+      if (hit !== undefined) {
+        try {
+          return { ...(JSON.parse(hit) as ModelResult & { ok: true }), model: `${model.name} (cached)` };
+        } catch {
+          // a damaged entry is a miss
+        }
+      }
+      const result = await model.call(request);
+      if (result.ok) await options.store.set(key, JSON.stringify(result), ttlMs).catch(() => undefined);
+      return result;
+    },
+  };
+}
+
+/** hash(model, prompt version, query, last observation) — the key format `reins:reason:v1:<sha256>`. */
+export function reasoningKey(model: string, promptVersion: string, request: ModelRequest): string {
+  const query = request.messages.find((m) => m.role === 'user')?.content ?? '';
+  const last = request.messages.at(-1);
+  const observation =
+    last !== undefined && last.role === 'user' && last.content !== query ? last.content : '';
+  const hash = createHash('sha256')
+    .update(JSON.stringify([model, promptVersion, request.finalStep, query, observation]))
+    .digest('hex');
+  return `reins:reason:v1:${hash}`;
+}
+
+/** An in-process store with expiry (the embedded default). */
+export function memoryReplyStore(now: () => number = Date.now): ReplyStore {
+  const entries = new Map<string, { value: string; expires: number }>();
+  return {
+    get: async (key) => {
+      const entry = entries.get(key);
+      if (entry === undefined) return undefined;
+      if (entry.expires <= now()) {
+        entries.delete(key);
+        return undefined;
+      }
+      return entry.value;
+    },
+    set: async (key, value, ttlMs) => {
+      entries.set(key, { value, expires: now() + ttlMs });
+    },
+  };
+}
+
+/**
+ * A Redis store (shared mode). Give it a client made with `enableOfflineQueue: false` and a
+ * short `commandTimeout`, so a Redis that is away costs a quick miss, not a queue.
+ */
+export function redisReplyStore(redis: Redis): ReplyStore {
+  return {
+    get: async (key) => (await redis.get(key)) ?? undefined,
+    set: async (key, value, ttlMs) => {
+      await redis.set(key, value, 'PX', ttlMs);
+    },
+  };
+}
