@@ -1,7 +1,14 @@
-import { estimateTokens, type ChatMessage, type Model, type ModelRequest, type ModelResult } from 'reins';
+import {
+  estimateTokens,
+  type ChatMessage,
+  type ErrorCode,
+  type Model,
+  type ModelRequest,
+  type ModelResult,
+} from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
-import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
-import { MALFORMED, MALFORMED_STREAM, sseJson } from './sse-data.js';
+import { nodeHttpPost, timerMs, type HttpPost, type HttpResponse } from './http-post.js';
+import { MALFORMED, MALFORMED_STREAM, TRUNCATED_STREAM, sseJson } from './sse-data.js';
 
 export interface AnthropicOptions {
   /** e.g. `claude-sonnet-4-5`, `claude-haiku-4-5`. */
@@ -48,9 +55,15 @@ export function anthropic(options: AnthropicOptions): Model {
     name: `anthropic:${options.model}`,
     async call(request: ModelRequest): Promise<ModelResult> {
       // The run's model timeout (the timeout hierarchy) caps the adapter's own.
-      const limitMs = Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY);
+      const limitMs = timerMs(Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY));
       const timeout = AbortSignal.timeout(limitMs);
       const signal = AbortSignal.any([request.signal, timeout]);
+      const stopped = (): ModelResult | undefined =>
+        request.signal.aborted
+          ? { ok: false, error: { code: 'CANCELLED', message: 'the request was aborted' } }
+          : timeout.aborted
+            ? { ok: false, error: { code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms` } }
+            : undefined;
       try {
         const headers = {
           'content-type': 'application/json',
@@ -64,19 +77,14 @@ export function anthropic(options: AnthropicOptions): Model {
           signal,
         );
         if (response.status < 200 || response.status > 299) {
-          return { ok: false, error: await failureFromResponse(response) };
+          const failure = await failureFromResponse(response);
+          return stopped() ?? { ok: false, error: failure };
         }
         return options.stream === true
           ? await readStream(response, request, options.onDelta)
           : await readMessage(response, request);
       } catch (thrown) {
-        if (!request.signal.aborted && timeout.aborted) {
-          return {
-            ok: false,
-            error: { code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms` },
-          };
-        }
-        return { ok: false, error: failureFromThrown(thrown, request.signal) };
+        return stopped() ?? { ok: false, error: failureFromThrown(thrown, request.signal) };
       }
     },
   };
@@ -144,6 +152,7 @@ async function readStream(
   const parts: string[] = [];
   let inputTokens: number | undefined;
   let outputTokens: number | undefined;
+  let ended = false;
   for await (const parsed of sseJson(response.body)) {
     if (parsed === MALFORMED) return MALFORMED_STREAM;
     const event = parsed as StreamEvent;
@@ -155,14 +164,14 @@ async function readStream(
       request.onDelta?.(text);
     } else if (event.type === 'message_delta') outputTokens = event.usage?.output_tokens ?? outputTokens;
     else if (event.type === 'error') {
-      const overloaded = event.error?.type === 'overloaded_error' || event.error?.type === 'api_error';
       const message = `${event.error?.type ?? 'error'}: ${event.error?.message ?? 'stream error'}`;
-      return {
-        ok: false,
-        error: { code: overloaded ? 'SERVICE_UNAVAILABLE' : 'INVALID_PARAMETER', message },
-      };
-    } else if (event.type === 'message_stop') break;
+      return { ok: false, error: { code: codeForStreamError(event.error?.type), message } };
+    } else if (event.type === 'message_stop') {
+      ended = true;
+      break;
+    }
   }
+  if (!ended) return TRUNCATED_STREAM;
   const text = parts.join('');
   return {
     ok: true,
@@ -172,6 +181,14 @@ async function readStream(
       outputTokens: outputTokens ?? estimateTokens(text),
     },
   };
+}
+
+/** Anthropic's error types, as the loop's codes (a rate limit is worth a retry). */
+function codeForStreamError(type: string | undefined): ErrorCode {
+  if (type === 'overloaded_error' || type === 'api_error') return 'SERVICE_UNAVAILABLE';
+  if (type === 'rate_limit_error') return 'RATE_LIMITED';
+  if (type === 'authentication_error' || type === 'permission_error') return 'PERMISSION_DENIED';
+  return 'INVALID_PARAMETER';
 }
 
 function estimatedInput(request: ModelRequest): number {

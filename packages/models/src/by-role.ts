@@ -15,6 +15,7 @@ export interface RoleModels {
 export function byRole(models: RoleModels): Model {
   return {
     name: `roles(${models.reasoning.name}; final ${models.finalAnswer.name})`,
+    ...(models.reasoning.demo === true && models.finalAnswer.demo === true ? { demo: true } : {}),
     async call(request: ModelRequest): Promise<ModelResult> {
       const model = request.finalStep ? models.finalAnswer : models.reasoning;
       const result = await model.call(request);

@@ -24,7 +24,7 @@ export function retryAfterMs(header: string | null, now: number = Date.now()): n
 export async function failureFromResponse(
   response: HttpResponse,
 ): Promise<ModelFailure & { retryAfterMs?: number }> {
-  const text = await response.text().catch(() => '');
+  const text = await response.text(64 * 1024).catch(() => '');
   let message = text.slice(0, 500);
   try {
     const body = JSON.parse(text) as { error?: { message?: unknown } | string; message?: unknown };

@@ -5,7 +5,8 @@ export interface HttpResponse {
   readonly status: number;
   header(name: string): string | null;
   readonly body: AsyncIterable<Uint8Array>;
-  text(): Promise<string>;
+  /** The body as text; past `maxBytes` the rest is dropped and the connection closed. */
+  text(maxBytes?: number): Promise<string>;
 }
 
 /** One POST; injectable so adapters can be tested or routed through another client. */
@@ -48,10 +49,24 @@ function wrap(res: IncomingMessage): HttpResponse {
       return Array.isArray(value) ? (value[0] ?? null) : (value ?? null);
     },
     body: res,
-    text: async () => {
+    text: async (maxBytes = Number.POSITIVE_INFINITY) => {
       const parts: Buffer[] = [];
-      for await (const part of res) parts.push(part as Buffer);
+      let size = 0;
+      for await (const part of res) {
+        parts.push(part as Buffer);
+        size += (part as Buffer).length;
+        if (size > maxBytes) {
+          res.destroy(); // enough to explain an error; the rest is not worth a connection
+          break;
+        }
+      }
       return Buffer.concat(parts).toString('utf8');
     },
   };
+}
+
+/** A delay a timer can honour: a whole number of ms in [0, 2³¹−1] (Node throws otherwise). */
+export function timerMs(ms: number): number {
+  if (!Number.isFinite(ms)) return 2_147_483_647;
+  return Math.min(Math.max(0, Math.ceil(ms)), 2_147_483_647);
 }

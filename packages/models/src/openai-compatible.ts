@@ -7,8 +7,8 @@ import {
   type Usage,
 } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
-import { MALFORMED, MALFORMED_STREAM, sseJson } from './sse-data.js';
-import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
+import { DONE, MALFORMED, MALFORMED_STREAM, TRUNCATED_STREAM, sseJson } from './sse-data.js';
+import { nodeHttpPost, timerMs, type HttpPost, type HttpResponse } from './http-post.js';
 
 export interface OpenAiCompatibleOptions {
   /** The provider's model name, e.g. `gpt-4o-mini`, `deepseek-chat`, `qwen-plus`, `llama3.1`. */
@@ -37,6 +37,7 @@ interface ChatCompletion {
 }
 
 interface ChatCompletionChunk {
+  error?: { message?: unknown } | null;
   choices?: { delta?: { content?: string | null } }[] | null;
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
 }
@@ -55,9 +56,15 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
     name: `openai-compatible:${options.model}`,
     async call(request: ModelRequest): Promise<ModelResult> {
       // The run's model timeout (the timeout hierarchy) caps the adapter's own.
-      const limitMs = Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY);
+      const limitMs = timerMs(Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY));
       const timeout = AbortSignal.timeout(limitMs);
       const signal = AbortSignal.any([request.signal, timeout]);
+      const stopped = (): ModelResult | undefined =>
+        request.signal.aborted
+          ? { ok: false, error: { code: 'CANCELLED', message: 'the request was aborted' } }
+          : timeout.aborted
+            ? { ok: false, error: { code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms` } }
+            : undefined;
       const failed = (error: ModelFailure): ModelResult => ({ ok: false, error });
       try {
         const headers = {
@@ -68,16 +75,15 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
         };
         const body = JSON.stringify(requestBody(options, request));
         const response = await post(`${baseURL}/chat/completions`, headers, body, signal);
-        if (response.status < 200 || response.status > 299)
-          return failed(await failureFromResponse(response));
+        if (response.status < 200 || response.status > 299) {
+          const failure = await failureFromResponse(response);
+          return stopped() ?? failed(failure);
+        }
         return options.stream === true
           ? await readStream(response, request, options.onDelta)
           : await readCompletion(response, request);
       } catch (thrown) {
-        if (!request.signal.aborted && timeout.aborted) {
-          return failed({ code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms` });
-        }
-        return failed(failureFromThrown(thrown, request.signal));
+        return stopped() ?? failed(failureFromThrown(thrown, request.signal));
       }
     },
   };
@@ -116,9 +122,18 @@ async function readStream(
 ): Promise<ModelResult> {
   const parts: string[] = [];
   let reported: ChatCompletionChunk['usage'];
+  let ended = false;
   for await (const parsed of sseJson(response.body)) {
+    if (parsed === DONE) {
+      ended = true;
+      break;
+    }
     if (parsed === MALFORMED) return MALFORMED_STREAM;
     const chunk = parsed as ChatCompletionChunk;
+    if (chunk.error != null) {
+      const message = typeof chunk.error.message === 'string' ? chunk.error.message : 'error in the stream';
+      return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: `stream error: ${message}` } };
+    }
     const delta = chunk.choices?.[0]?.delta?.content;
     if (typeof delta === 'string' && delta !== '') {
       parts.push(delta);
@@ -127,6 +142,7 @@ async function readStream(
     }
     if (chunk.usage != null) reported = chunk.usage;
   }
+  if (!ended) return TRUNCATED_STREAM;
   const text = parts.join('');
   return { ok: true, text, usage: usageOf(reported, request, text) };
 }

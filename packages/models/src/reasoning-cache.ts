@@ -31,7 +31,9 @@ export function withReasoningCache(model: Model, options: ReasoningCacheOptions)
       const hit = await options.store.get(key).catch(() => undefined);
       if (hit !== undefined) {
         try {
-          return { ...(JSON.parse(hit) as ModelResult & { ok: true }), model: `${model.name} (cached)` };
+          const cached = JSON.parse(hit) as ModelResult & { ok: true };
+          // No tokens were spent on a hit: report none, so cost counts stay true.
+          return { ...cached, usage: { inputTokens: 0, outputTokens: 0 }, model: `${model.name} (cached)` };
         } catch {
           // a damaged entry is a miss
         }
@@ -43,16 +45,23 @@ export function withReasoningCache(model: Model, options: ReasoningCacheOptions)
   };
 }
 
-/** hash(model, prompt version, query, last observation) — the key format `reins:reason:v1:<sha256>`. */
+/**
+ * hash(model, prompt version, tools offered, query, last observation) — the key format
+ * `reins:reason:v2:<sha256>`. The observation's act id (a fresh UUID each run) is left out,
+ * or no later step could ever hit.
+ */
 export function reasoningKey(model: string, promptVersion: string, request: ModelRequest): string {
   const query = request.messages.find((m) => m.role === 'user')?.content ?? '';
   const last = request.messages.at(-1);
   const observation =
-    last !== undefined && last.role === 'user' && last.content !== query ? last.content : '';
+    last !== undefined && last.role === 'user' && last.content !== query
+      ? last.content.replace(/, act [0-9a-f-]{36}\)/g, ')')
+      : '';
+  const tools = request.tools.map((t) => [t.name, t.description, t.inputSchema]);
   const hash = createHash('sha256')
-    .update(JSON.stringify([model, promptVersion, request.finalStep, query, observation]))
+    .update(JSON.stringify([model, promptVersion, request.finalStep, tools, query, observation]))
     .digest('hex');
-  return `reins:reason:v1:${hash}`;
+  return `reins:reason:v2:${hash}`;
 }
 
 /** An in-process store with expiry (the embedded default). */

@@ -56,10 +56,15 @@ export function gradualRollout(options: RolloutOptions): Rollout {
     state.switchedOffAt = new Date().toISOString();
     options.onSwitchOff?.(stats());
   };
+  // Runs routed to the candidate, by id (names can collide or be rewritten by wrappers).
+  const candidateRuns = new Set<string>();
   const model: Model = {
     name: `rollout(${options.stable.name} → ${options.candidate.name})`,
     async call(request: ModelRequest): Promise<ModelResult> {
-      const useCandidate = state.enabled && request.runId !== undefined && assign(request.runId) < share;
+      const runId = request.runId;
+      const useCandidate =
+        runId !== undefined && (candidateRuns.has(runId) || (state.enabled && assign(runId) < share));
+      if (useCandidate) candidateRuns.add(runId);
       const chosen = useCandidate ? options.candidate : options.stable;
       const result = await chosen.call(request);
       return result.ok ? { ...result, model: result.model ?? chosen.name } : result;
@@ -69,18 +74,19 @@ export function gradualRollout(options: RolloutOptions): Rollout {
     model,
     stats,
     async observe(run: AgentRun): Promise<void> {
-      let candidateActing = false;
       for await (const event of run) {
-        if (event.type !== 'step') continue;
-        if (event.phase === 'reason') {
-          candidateActing = event.model === options.candidate.name;
-          if (!candidateActing) continue;
+        if (!candidateRuns.has(run.runId)) continue;
+        if (event.type === 'error' && event.code === 'MODEL_FAILED') {
+          state.steps++; // the candidate failed the call itself
+          state.errors++;
+        } else if (event.type === 'step' && event.phase === 'reason') {
           state.steps++;
           if (!event.parse.ok) state.errors++;
-        } else if (event.phase === 'observe' && candidateActing && event.observation.status !== 'ok') {
+        } else if (event.type === 'step' && event.phase === 'observe' && event.observation.status !== 'ok') {
           state.errors++;
         }
       }
+      candidateRuns.delete(run.runId);
       judge();
     },
   };

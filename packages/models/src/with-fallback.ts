@@ -14,11 +14,16 @@ export function withFallback(primary: Model, fallback: Model, options: FallbackO
   const on = new Set<ErrorCode>(options.on ?? ['TIMEOUT', 'SERVICE_UNAVAILABLE']);
   return {
     name: `${primary.name}|${fallback.name}`,
+    ...(primary.demo === true && fallback.demo === true ? { demo: true } : {}),
     async call(request: ModelRequest): Promise<ModelResult> {
+      const started = Date.now();
       const first = await primary.call(request);
       if (first.ok) return { ...first, model: first.model ?? primary.name };
       if (!on.has(first.error.code) || request.signal.aborted) return first;
-      const second = await fallback.call(request);
+      // The fallback gets what is left of the step's model timeout, not a fresh one.
+      const left = request.timeoutMs === undefined ? undefined : request.timeoutMs - (Date.now() - started);
+      if (left !== undefined && left <= 0) return first;
+      const second = await fallback.call(left === undefined ? request : { ...request, timeoutMs: left });
       if (second.ok) return { ...second, model: second.model ?? fallback.name };
       const message = `${primary.name}: ${first.error.message}; fallback ${fallback.name}: ${second.error.message}`;
       return { ok: false, error: { code: second.error.code, message } };

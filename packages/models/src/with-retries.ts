@@ -49,6 +49,14 @@ export function withRetries(model: Model, options: RetryOptions = {}): Model {
       if (signal.aborted) return Promise.resolve(CANCELLED);
       // cockatiel does not cut a backoff short on abort: settle at once ourselves, and make any
       // later attempt a no-op, so no call starts after the abort.
+      const until = request.timeoutMs === undefined ? undefined : Date.now() + request.timeoutMs;
+      // Each try gets what is left of the step's model timeout; none starts when nothing is.
+      const attempt = (): ModelResult | Promise<ModelResult> => {
+        if (signal.aborted) return CANCELLED;
+        if (until === undefined) return model.call(request);
+        const left = until - Date.now();
+        return left <= 0 ? OUT_OF_TIME : model.call({ ...request, timeoutMs: left });
+      };
       return new Promise<ModelResult>((resolve) => {
         const onAbort = (): void => resolve(CANCELLED);
         signal.addEventListener('abort', onAbort, { once: true });
@@ -56,14 +64,12 @@ export function withRetries(model: Model, options: RetryOptions = {}): Model {
           signal.removeEventListener('abort', onAbort);
           resolve(result);
         };
-        policy
-          .execute(() => (signal.aborted ? CANCELLED : model.call(request)))
-          .then(settle, (thrown: unknown) =>
-            settle({
-              ok: false,
-              error: { code: 'INTERNAL', message: `retry policy failed: ${String(thrown)}` },
-            }),
-          );
+        policy.execute(attempt).then(settle, (thrown: unknown) =>
+          settle({
+            ok: false,
+            error: { code: 'INTERNAL', message: `retry policy failed: ${String(thrown)}` },
+          }),
+        );
       });
     },
   };
@@ -72,4 +78,8 @@ export function withRetries(model: Model, options: RetryOptions = {}): Model {
 const CANCELLED: ModelResult = {
   ok: false,
   error: { code: 'CANCELLED', message: 'aborted between retries' },
+};
+const OUT_OF_TIME: ModelResult = {
+  ok: false,
+  error: { code: 'TIMEOUT', message: "the step's model timeout ran out between retries" },
 };

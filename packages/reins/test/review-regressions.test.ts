@@ -25,6 +25,7 @@ describe('a wrapper that copies the request or the tool context keeps the signal
     expect(Object.keys(seen[0] ?? {}).sort()).toEqual([
       'finalStep',
       'messages',
+      'onDelta',
       'runId',
       'signal',
       'step',

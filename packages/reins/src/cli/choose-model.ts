@@ -37,8 +37,9 @@ export async function chooseCliModel(
   try {
     const specifier = '@reins/models'; // not a literal: the core has no build-time link to adapters
     models = (await import(specifier)) as ModelsPackage;
-  } catch {
-    throw new Error(`${spec} needs the @reins/models package (npm install @reins/models)`);
+  } catch (thrown) {
+    const why = thrown instanceof Error ? thrown.message : String(thrown);
+    throw new Error(`${spec} needs the @reins/models package, which did not load: ${why}`, { cause: thrown });
   }
   const chosen = await models.chooseModel(models.readModelConfig({ ...env, REINS_MODEL: spec }));
   const settings = Object.entries(chosen.printable)

@@ -92,9 +92,8 @@ export class StepRequest implements ModelRequest {
     else Object.defineProperty(this, 'signal', LAZY_SIGNAL);
   }
 
-  onDelta(text: string): void {
-    this.#sink.modelDelta(this.step, text);
-  }
+  /** Own and bound (not a prototype method), so a wrapper that spreads the request keeps it. */
+  readonly onDelta = (text: string): void => this.#sink.modelDelta(this.step, text);
 
   static signalOf(request: StepRequest): AbortSignal {
     return request.#abort.signal;
