@@ -7,7 +7,8 @@ import {
   type ModelResult,
 } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
-import { nodeHttpPost, timerMs, type HttpPost, type HttpResponse } from './http-post.js';
+import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
+import { callBudget } from './call-budget.js';
 import { MALFORMED, MALFORMED_STREAM, TRUNCATED_STREAM, sseJson } from './sse-data.js';
 
 export interface AnthropicOptions {
@@ -54,16 +55,7 @@ export function anthropic(options: AnthropicOptions): Model {
   return {
     name: `anthropic:${options.model}`,
     async call(request: ModelRequest): Promise<ModelResult> {
-      // The run's model timeout (the timeout hierarchy) caps the adapter's own.
-      const limitMs = timerMs(Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY));
-      const timeout = AbortSignal.timeout(limitMs);
-      const signal = AbortSignal.any([request.signal, timeout]);
-      const stopped = (): ModelResult | undefined =>
-        request.signal.aborted
-          ? { ok: false, error: { code: 'CANCELLED', message: 'the request was aborted' } }
-          : timeout.aborted
-            ? { ok: false, error: { code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms` } }
-            : undefined;
+      const { signal, stopped } = callBudget(request, timeoutMs);
       try {
         const headers = {
           'content-type': 'application/json',

@@ -8,7 +8,8 @@ import {
 } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
 import { DONE, MALFORMED, MALFORMED_STREAM, TRUNCATED_STREAM, sseJson } from './sse-data.js';
-import { nodeHttpPost, timerMs, type HttpPost, type HttpResponse } from './http-post.js';
+import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
+import { callBudget } from './call-budget.js';
 
 export interface OpenAiCompatibleOptions {
   /** The provider's model name, e.g. `gpt-4o-mini`, `deepseek-chat`, `qwen-plus`, `llama3.1`. */
@@ -55,16 +56,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
   return {
     name: `openai-compatible:${options.model}`,
     async call(request: ModelRequest): Promise<ModelResult> {
-      // The run's model timeout (the timeout hierarchy) caps the adapter's own.
-      const limitMs = timerMs(Math.min(timeoutMs, request.timeoutMs ?? Number.POSITIVE_INFINITY));
-      const timeout = AbortSignal.timeout(limitMs);
-      const signal = AbortSignal.any([request.signal, timeout]);
-      const stopped = (): ModelResult | undefined =>
-        request.signal.aborted
-          ? { ok: false, error: { code: 'CANCELLED', message: 'the request was aborted' } }
-          : timeout.aborted
-            ? { ok: false, error: { code: 'TIMEOUT', message: `no complete answer within ${limitMs} ms` } }
-            : undefined;
+      const { signal, stopped } = callBudget(request, timeoutMs);
       const failed = (error: ModelFailure): ModelResult => ({ ok: false, error });
       try {
         const headers = {
