@@ -54,3 +54,16 @@ export async function collect(run: AsyncIterable<RunEvent>): Promise<RunEvent[]>
 export function shape(events: readonly RunEvent[]): string[] {
   return events.map((e) => (e.type === 'step' ? `step:${e.phase}` : e.type));
 }
+
+/** A tool with empty input and output schemas: for tests about the runtime, not the tool. */
+export function blankTool(name: string, options: { timeoutMs?: number; run?: () => unknown } = {}) {
+  return defineTool({
+    name,
+    description: name,
+    input: z.object({}),
+    output: z.object({}),
+    readOnly: true,
+    ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
+    run: (options.run ?? (() => ({}))) as () => Record<string, never>,
+  });
+}

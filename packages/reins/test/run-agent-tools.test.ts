@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { ToolError, defineTool, runAgent, type Observation, type RunRecord } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { act, countingAdd, final } from './helpers.js';
+import { act, blankTool, countingAdd, final } from './helpers.js';
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -100,12 +100,7 @@ describe('three checks on the observation', () => {
 
   it('a ToolError keeps its code; an untyped throw is INTERNAL', async () => {
     const failing = (name: string, thrown: unknown) =>
-      defineTool({
-        name,
-        description: name,
-        input: z.object({}),
-        output: z.object({}),
-        readOnly: true,
+      blankTool(name, {
         run: () => {
           throw thrown;
         },

@@ -1,19 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool, runAgent, timeoutHierarchy, DEFAULT_LIMITS } from 'reins';
+import { runAgent, timeoutHierarchy, DEFAULT_LIMITS } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { final } from './helpers.js';
+import { blankTool, final } from './helpers.js';
 
 const tool = (name: string, timeoutMs?: number) =>
-  defineTool({
-    name,
-    description: name,
-    input: z.object({}),
-    output: z.object({}),
-    readOnly: true,
-    ...(timeoutMs === undefined ? {} : { timeoutMs }),
-    run: () => ({}),
-  });
+  blankTool(name, timeoutMs === undefined ? {} : { timeoutMs });
 
 describe('the timeout hierarchy: tool × tries × 1.5 ≤ model call ≤ run deadline', () => {
   it('computes the model timeout from the slowest tool when none is configured', () => {
