@@ -115,6 +115,25 @@ const MUTANTS = [
     'return { value: value as Record<string, unknown>, via };',
   ],
   [
+    'tool concurrency unbounded',
+    `${loop}run-loop.ts`,
+    'while (running.size >= limits.toolConcurrency)',
+    'while (false)',
+  ],
+  [
+    'a call that may change something does not run alone',
+    `${loop}run-loop.ts`,
+    "const alone = call.kind === 'run' && act.registry.get(call.tool)?.readOnly === false;",
+    'const alone = false;',
+  ],
+  ['calls per step unbounded', `${loop}resolve-turn.ts`, 'if (i >= maxCallsPerStep) {', 'if (false) {'],
+  [
+    'unparseable native arguments not refused',
+    `${loop}resolve-turn.ts`,
+    'if (call.inputError !== undefined)',
+    'if (false)',
+  ],
+  [
     'timeouts need not nest',
     `${src}timeout-hierarchy.ts`,
     'if (modelTimeoutMs < toolBudgetMs) {',

@@ -5,6 +5,7 @@ import {
   type Model,
   type ModelRequest,
   type ModelResult,
+  type ToolCall,
 } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
 import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
@@ -22,6 +23,11 @@ export interface AnthropicOptions {
   readonly temperature?: number;
   readonly stream?: boolean;
   readonly onDelta?: (text: string) => void;
+  /**
+   * `native` (default): tools go in the request's `tools` and `tool_use` blocks (several per
+   * turn allowed) become the decision. `text`: no `tools`; the model writes JSON decisions.
+   */
+  readonly toolCalling?: 'native' | 'text';
   /** Per request; the run's signal aborts it earlier. Default 60 000. */
   readonly timeoutMs?: number;
   /** Default `2023-06-01`. */
@@ -29,17 +35,38 @@ export interface AnthropicOptions {
   readonly post?: HttpPost;
 }
 
+interface ContentBlock {
+  type?: string;
+  text?: string;
+  id?: string;
+  name?: string;
+  input?: unknown;
+}
+
 interface AnthropicMessage {
-  content?: { type?: string; text?: string }[];
+  content?: ContentBlock[];
   usage?: { input_tokens?: number; output_tokens?: number };
 }
 
 interface StreamEvent {
   type?: string;
+  index?: number;
   message?: { usage?: { input_tokens?: number; output_tokens?: number } };
-  delta?: { type?: string; text?: string };
+  content_block?: ContentBlock;
+  delta?: { type?: string; text?: string; partial_json?: string };
   usage?: { output_tokens?: number };
   error?: { type?: string; message?: string };
+}
+
+/** A request content block: text, a tool call the model made, or its result. */
+type WireBlock =
+  | { type: 'text'; text: string }
+  | { type: 'tool_use'; id: string; name: string; input: unknown }
+  | { type: 'tool_result'; tool_use_id: string; content: string };
+
+interface WireTurn {
+  role: 'user' | 'assistant';
+  content: string | WireBlock[];
 }
 
 /**
@@ -87,28 +114,95 @@ function body(options: AnthropicOptions, request: ModelRequest): Record<string, 
     .filter((m) => m.role === 'system')
     .map((m) => m.content)
     .join('\n\n');
+  const native = options.toolCalling !== 'text' && request.tools.length > 0;
   return {
     model: options.model,
     max_tokens: options.maxTokens ?? 1024,
     ...(system === '' ? {} : { system }),
     messages: alternate(request.messages.filter((m) => m.role !== 'system')),
+    ...(native
+      ? {
+          tools: request.tools.map((spec) => ({
+            name: spec.name,
+            description: spec.description,
+            input_schema: spec.inputSchema,
+          })),
+        }
+      : {}),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     ...(options.stream === true ? { stream: true } : {}),
   };
 }
 
-/** The API wants user / assistant turns alternating, starting with the user. */
-function alternate(messages: readonly ChatMessage[]): { role: 'user' | 'assistant'; content: string }[] {
-  const turns: { role: 'user' | 'assistant'; content: string }[] = [];
-  for (const { role, content } of messages) {
-    const speaker = role === 'assistant' ? 'assistant' : 'user';
+/**
+ * The API wants user / assistant turns alternating, starting with the user. Tool calls
+ * become `tool_use` blocks of the assistant turn; their results `tool_result` blocks of the
+ * next user turn (adjacent results share one turn, as the API requires).
+ */
+function alternate(messages: readonly ChatMessage[]): WireTurn[] {
+  const turns: WireTurn[] = [];
+  for (const message of messages) {
+    const speaker = message.role === 'assistant' ? 'assistant' : 'user';
+    const content = wireContent(message);
     const last = turns.at(-1);
-    if (last?.role === speaker) last.content = `${last.content}\n\n${content}`;
+    if (last?.role === speaker) last.content = join(last.content, content);
     else if (turns.length === 0 && speaker === 'assistant')
       turns.push({ role: 'user', content: '(continue)' }, { role: speaker, content });
     else turns.push({ role: speaker, content });
   }
   return turns;
+}
+
+function wireContent(message: ChatMessage): string | WireBlock[] {
+  if (message.role === 'tool') {
+    return [{ type: 'tool_result', tool_use_id: message.toolCallId, content: message.content }];
+  }
+  if (message.role !== 'assistant' || message.toolCalls === undefined || message.toolCalls.length === 0) {
+    return message.content;
+  }
+  const uses = message.toolCalls.map((call): WireBlock => ({
+    type: 'tool_use',
+    id: call.id,
+    name: call.name,
+    input: inputObject(call),
+  }));
+  // The API refuses empty text blocks.
+  return message.content === '' ? uses : [{ type: 'text', text: message.content }, ...uses];
+}
+
+/** `tool_use.input` must be an object; arguments from another provider may be a JSON string. */
+function inputObject(call: ToolCall): unknown {
+  if (typeof call.arguments !== 'string') return call.arguments;
+  try {
+    const parsed: unknown = JSON.parse(call.arguments);
+    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+function join(a: string | WireBlock[], b: string | WireBlock[]): string | WireBlock[] {
+  if (typeof a === 'string' && typeof b === 'string') return `${a}\n\n${b}`;
+  const blocks = (c: string | WireBlock[]): WireBlock[] =>
+    typeof c === 'string' ? [{ type: 'text', text: c }] : c;
+  return [...blocks(a), ...blocks(b)];
+}
+
+function toolUses(blocks: readonly (ContentBlock | undefined)[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  blocks.forEach((block, i) => {
+    if (block?.type !== 'tool_use' || typeof block.name !== 'string' || block.name === '') return;
+    const id = typeof block.id === 'string' && block.id !== '' ? block.id : `toolu_${i}`;
+    const input = block.input;
+    const args =
+      typeof input === 'string'
+        ? input
+        : input !== null && typeof input === 'object' && !Array.isArray(input)
+          ? (input as Record<string, unknown>)
+          : '';
+    calls.push({ id, name: block.name, arguments: args });
+  });
+  return calls;
 }
 
 async function readMessage(response: HttpResponse, request: ModelRequest): Promise<ModelResult> {
@@ -122,18 +216,17 @@ async function readMessage(response: HttpResponse, request: ModelRequest): Promi
       error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed response' },
     };
   }
-  const text = (message.content ?? [])
+  const blocks = Array.isArray(message.content) ? message.content : [];
+  const text = blocks
     .filter((block) => block.type === 'text')
     .map((block) => block.text ?? '')
     .join('');
-  return {
-    ok: true,
-    text,
-    usage: {
-      inputTokens: message.usage?.input_tokens ?? estimatedInput(request),
-      outputTokens: message.usage?.output_tokens ?? estimateTokens(text),
-    },
+  const toolCalls = toolUses(blocks);
+  const usage = {
+    inputTokens: message.usage?.input_tokens ?? estimatedInput(request),
+    outputTokens: message.usage?.output_tokens ?? estimateTokens(text),
   };
+  return toolCalls.length > 0 ? { ok: true, text, usage, toolCalls } : { ok: true, text, usage };
 }
 
 async function readStream(
@@ -142,14 +235,30 @@ async function readStream(
   onDelta: ((text: string) => void) | undefined,
 ): Promise<ModelResult> {
   const parts: string[] = [];
+  // tool_use blocks by index: id and name at content_block_start, input as JSON fragments.
+  const uses: { id?: string; name: string; json: string }[] = [];
   let inputTokens: number | undefined;
   let outputTokens: number | undefined;
   let ended = false;
   for await (const parsed of sseJson(response.body)) {
     if (parsed === MALFORMED) return MALFORMED_STREAM;
     const event = parsed as StreamEvent;
+    const index = event.index;
+    const blockIndex = typeof index === 'number' && Number.isInteger(index) && index >= 0 && index < 128;
     if (event.type === 'message_start') inputTokens = event.message?.usage?.input_tokens;
-    else if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
+    else if (event.type === 'content_block_start' && event.content_block?.type === 'tool_use') {
+      if (!blockIndex) return MALFORMED_STREAM;
+      const { id, name } = event.content_block;
+      uses[index] = {
+        ...(typeof id === 'string' ? { id } : {}),
+        name: typeof name === 'string' ? name : '',
+        json: '',
+      };
+    } else if (event.type === 'content_block_delta' && event.delta?.type === 'input_json_delta') {
+      const use = blockIndex ? uses[index] : undefined;
+      if (use === undefined) return MALFORMED_STREAM;
+      use.json += event.delta.partial_json ?? '';
+    } else if (event.type === 'content_block_delta' && event.delta?.type === 'text_delta') {
       const text = event.delta.text ?? '';
       parts.push(text);
       onDelta?.(text);
@@ -165,14 +274,16 @@ async function readStream(
   }
   if (!ended) return TRUNCATED_STREAM;
   const text = parts.join('');
-  return {
-    ok: true,
-    text,
-    usage: {
-      inputTokens: inputTokens ?? estimatedInput(request),
-      outputTokens: outputTokens ?? estimateTokens(text),
-    },
+  const toolCalls = toolUses(
+    Array.from(uses, (use) =>
+      use === undefined ? undefined : { type: 'tool_use', id: use.id, name: use.name, input: use.json },
+    ),
+  );
+  const usage = {
+    inputTokens: inputTokens ?? estimatedInput(request),
+    outputTokens: outputTokens ?? estimateTokens(text),
   };
+  return toolCalls.length > 0 ? { ok: true, text, usage, toolCalls } : { ok: true, text, usage };
 }
 
 /** Anthropic's error types, as the loop's codes (a rate limit is worth a retry). */

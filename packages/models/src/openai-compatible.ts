@@ -1,9 +1,11 @@
 import {
   estimateTokens,
+  type ChatMessage,
   type Model,
   type ModelFailure,
   type ModelRequest,
   type ModelResult,
+  type ToolCall,
   type Usage,
 } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
@@ -20,6 +22,12 @@ export interface OpenAiCompatibleOptions {
   readonly baseURL?: string;
   /** Ask for a JSON object (`response_format: json_object`); default true — the loop expects JSON. */
   readonly jsonMode?: boolean;
+  /**
+   * `native` (default): tools go in the request's `tools` and the provider's `tool_calls`
+   * (several per turn allowed) become the decision. `text`: no `tools` parameter; the model
+   * writes its decision as JSON (for servers or models without function calling).
+   */
+  readonly toolCalling?: 'native' | 'text';
   /** Stream the reply (SSE); text deltas go to `onDelta`. Default false. */
   readonly stream?: boolean;
   readonly onDelta?: (text: string) => void;
@@ -32,14 +40,22 @@ export interface OpenAiCompatibleOptions {
   readonly post?: HttpPost;
 }
 
+interface WireToolCall {
+  id?: string;
+  type?: string;
+  function?: { name?: string; arguments?: string };
+}
+
 interface ChatCompletion {
-  choices?: { message?: { content?: string | null } }[];
+  choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] | null } }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
 
 interface ChatCompletionChunk {
   error?: { message?: unknown } | null;
-  choices?: { delta?: { content?: string | null } }[] | null;
+  choices?:
+    | { delta?: { content?: string | null; tool_calls?: (WireToolCall & { index?: number })[] | null } }[]
+    | null;
   usage?: { prompt_tokens?: number; completion_tokens?: number } | null;
 }
 
@@ -82,14 +98,60 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
 }
 
 function requestBody(options: OpenAiCompatibleOptions, request: ModelRequest): Record<string, unknown> {
+  const native = options.toolCalling !== 'text' && request.tools.length > 0;
   return {
     model: options.model,
-    messages: request.messages.map(({ role, content }) => ({ role, content })),
+    messages: request.messages.map(wireMessage),
+    ...(native
+      ? {
+          tools: request.tools.map((spec) => ({
+            type: 'function',
+            function: { name: spec.name, description: spec.description, parameters: spec.inputSchema },
+          })),
+        }
+      : {}),
     ...(options.jsonMode === false ? {} : { response_format: { type: 'json_object' } }),
     ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
     ...(options.maxTokens === undefined ? {} : { max_tokens: options.maxTokens }),
     ...(options.stream === true ? { stream: true, stream_options: { include_usage: true } } : {}),
   };
+}
+
+/** More tool calls than any turn needs (the loop runs at most `maxCallsPerStep` of them). */
+const MAX_TOOL_CALLS = 128;
+
+/** A prompt message in Chat Completions form (tool calls and their results included). */
+function wireMessage(message: ChatMessage): Record<string, unknown> {
+  if (message.role === 'tool') {
+    return { role: 'tool', tool_call_id: message.toolCallId, content: message.content };
+  }
+  if (message.role === 'assistant' && message.toolCalls !== undefined && message.toolCalls.length > 0) {
+    return {
+      role: 'assistant',
+      content: message.content === '' ? null : message.content,
+      tool_calls: message.toolCalls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: {
+          name: call.name,
+          arguments: typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments),
+        },
+      })),
+    };
+  }
+  return { role: message.role, content: message.content };
+}
+
+/** The provider's tool calls, in order; a call without a name is dropped (nothing to run). */
+function toolCallsOf(wire: readonly (WireToolCall | undefined)[]): ToolCall[] {
+  const calls: ToolCall[] = [];
+  wire.forEach((call, i) => {
+    const name = call?.function?.name;
+    if (typeof name !== 'string' || name === '') return;
+    const id = typeof call?.id === 'string' && call.id !== '' ? call.id : `call_${i}`;
+    calls.push({ id, name, arguments: call?.function?.arguments ?? '' });
+  });
+  return calls;
 }
 
 async function readCompletion(response: HttpResponse, request: ModelRequest): Promise<ModelResult> {
@@ -103,8 +165,15 @@ async function readCompletion(response: HttpResponse, request: ModelRequest): Pr
       error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed response' },
     };
   }
-  const text = body.choices?.[0]?.message?.content ?? '';
-  return { ok: true, text, usage: usageOf(body.usage, request, text) };
+  const message = body.choices?.[0]?.message;
+  const text = message?.content ?? '';
+  const toolCalls = toolCallsOf(message?.tool_calls ?? []);
+  const usage = usageOf(body.usage, request, text + argumentsText(toolCalls));
+  return toolCalls.length > 0 ? { ok: true, text, usage, toolCalls } : { ok: true, text, usage };
+}
+
+function argumentsText(calls: readonly ToolCall[]): string {
+  return calls.map((call) => (typeof call.arguments === 'string' ? call.arguments : '')).join('');
 }
 
 async function readStream(
@@ -113,6 +182,8 @@ async function readStream(
   onDelta: ((text: string) => void) | undefined,
 ): Promise<ModelResult> {
   const parts: string[] = [];
+  // Tool calls arrive in pieces keyed by `index`: id and name first, arguments in fragments.
+  const calls: { id?: string; name: string; args: string }[] = [];
   let reported: ChatCompletionChunk['usage'];
   let ended = false;
   for await (const parsed of sseJson(response.body)) {
@@ -126,17 +197,33 @@ async function readStream(
       const message = typeof chunk.error.message === 'string' ? chunk.error.message : 'error in the stream';
       return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: `stream error: ${message}` } };
     }
-    const delta = chunk.choices?.[0]?.delta?.content;
-    if (typeof delta === 'string' && delta !== '') {
-      parts.push(delta);
-      onDelta?.(delta);
-      request.onDelta?.(delta);
+    const delta = chunk.choices?.[0]?.delta;
+    const content = delta?.content;
+    if (typeof content === 'string' && content !== '') {
+      parts.push(content);
+      onDelta?.(content);
+      request.onDelta?.(content);
+    }
+    for (const piece of delta?.tool_calls ?? []) {
+      const index = typeof piece.index === 'number' ? piece.index : calls.length;
+      // An index is a position among this turn's calls; anything else is not a stream we can read.
+      if (!Number.isInteger(index) || index < 0 || index >= MAX_TOOL_CALLS) return MALFORMED_STREAM;
+      const call = (calls[index] ??= { name: '', args: '' });
+      if (typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
+      if (typeof piece.function?.name === 'string') call.name += piece.function.name;
+      if (typeof piece.function?.arguments === 'string') call.args += piece.function.arguments;
     }
     if (chunk.usage != null) reported = chunk.usage;
   }
   if (!ended) return TRUNCATED_STREAM;
   const text = parts.join('');
-  return { ok: true, text, usage: usageOf(reported, request, text) };
+  const toolCalls = toolCallsOf(
+    Array.from(calls, (call) =>
+      call === undefined ? undefined : { id: call.id, function: { name: call.name, arguments: call.args } },
+    ),
+  );
+  const usage = usageOf(reported, request, text + argumentsText(toolCalls));
+  return toolCalls.length > 0 ? { ok: true, text, usage, toolCalls } : { ok: true, text, usage };
 }
 
 /** The provider's token counts, or estimates when it sent none (some local servers). */

@@ -52,16 +52,27 @@ export function withReasoningCache(model: Model, options: ReasoningCacheOptions)
  */
 export function reasoningKey(model: string, promptVersion: string, request: ModelRequest): string {
   const query = request.messages.find((m) => m.role === 'user')?.content ?? '';
-  const last = request.messages.at(-1);
-  const observation =
-    last !== undefined && last.role === 'user' && last.content !== query
-      ? last.content.replace(/, act [0-9a-f-]{36}\)/g, ')')
-      : '';
+  const observation = lastObservation(request, query).replace(/, act [0-9a-f-]{36}\)/g, ')');
   const tools = request.tools.map((t) => [t.name, t.description, t.inputSchema]);
   const hash = createHash('sha256')
     .update(JSON.stringify([model, promptVersion, request.finalStep, tools, query, observation]))
     .digest('hex');
   return `reins:reason:v2:${hash}`;
+}
+
+/** The last step's observation(s): the last user message, or the trailing native tool results. */
+function lastObservation(request: ModelRequest, query: string): string {
+  const { messages } = request;
+  let from = messages.length;
+  while (from > 0 && messages[from - 1]?.role === 'tool') from--;
+  if (from < messages.length) {
+    return messages
+      .slice(from)
+      .map((m) => m.content)
+      .join('\n');
+  }
+  const last = messages.at(-1);
+  return last !== undefined && last.role === 'user' && last.content !== query ? last.content : '';
 }
 
 /** An in-process store with expiry (the embedded default). */

@@ -6,6 +6,7 @@ export const ERROR_CODES = [
   'INVALID_PARAMETER', // the model can correct itself (wrong or extra input keys)
   'UNKNOWN_TOOL', // the model named a tool that is not offered
   'REPEATED_ACTION', // same tool + canonically equal input as an earlier step
+  'LIMIT_EXCEEDED', // a bound of the run refused the call (e.g. too many calls in one step)
   'NOT_FOUND',
   'PERMISSION_DENIED',
   'SERVICE_UNAVAILABLE',

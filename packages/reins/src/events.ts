@@ -1,7 +1,7 @@
 import type { Decision, ParseFailure, ParseVia } from './decision/index.js';
 import type { ErrorCode } from './errors.js';
 import type { RunLimits } from './limits.js';
-import type { Usage } from './model.js';
+import type { ToolCall, Usage } from './model.js';
 import type { Observation } from './observation.js';
 import type { TimeoutHierarchy } from './timeout-hierarchy.js';
 
@@ -53,6 +53,8 @@ export interface ReasonStep extends StepBase {
     | { readonly ok: false; readonly failure: ParseFailure; readonly message: string };
   /** Absent (undefined) when the reply did not parse. */
   readonly decision?: Decision | undefined;
+  /** The provider's native tool calls, as it sent them (absent for text decisions). */
+  readonly toolCalls?: readonly ToolCall[] | undefined;
 }
 
 export interface ActStep extends StepBase {
@@ -69,13 +71,26 @@ export interface ObserveStep extends StepBase {
 }
 
 /**
- * Something arriving while a step runs: a streaming model's text delta. Live-only: the run
- * record keeps reason / act / observe, not these.
+ * Something arriving while a step runs: a streaming model's text delta, or a tool's progress
+ * report. Live-only: the run record keeps reason / act / observe, not these.
  */
-export interface ProgressStep extends StepBase {
+export type ProgressStep = ModelProgressStep | ToolProgressStep;
+
+export interface ModelProgressStep extends StepBase {
   readonly phase: 'progress';
   readonly source: 'model';
   readonly text: string;
+}
+
+export interface ToolProgressStep extends StepBase {
+  readonly phase: 'progress';
+  readonly source: 'tool';
+  readonly actId: string;
+  readonly tool: string;
+  readonly progress: number;
+  readonly total?: number | undefined;
+  /** Sanitized (PII masked) and capped. */
+  readonly message?: string | undefined;
 }
 
 export type StepEvent = ReasonStep | ActStep | ObserveStep | ProgressStep;

@@ -7,8 +7,10 @@ export {
   parseDecision,
   decisionSchema,
   validateDecision,
+  decisionFromToolCalls,
   parseStructured,
   DEFAULT_PARSE_LIMITS,
+  type ActionCall,
   type Decision,
   type DecisionParse,
   type ParseVia,
@@ -18,7 +20,14 @@ export {
   type StructuredSchema,
   type Validation,
 } from './decision/index.js';
-export { defineTool, type Tool, type AnyTool, type ToolContext, type CheckResult } from './tool.js';
+export {
+  defineTool,
+  type Tool,
+  type AnyTool,
+  type ToolContext,
+  type ToolProgress,
+  type CheckResult,
+} from './tool.js';
 export type {
   Model,
   ModelRequest,
@@ -26,6 +35,7 @@ export type {
   ModelFailure,
   ChatMessage,
   ToolSpec,
+  ToolCall,
   Usage,
 } from './model.js';
 export { estimateTokens } from './model.js';
@@ -40,6 +50,9 @@ export type {
   ReasonStep,
   ActStep,
   ObserveStep,
+  ProgressStep,
+  ModelProgressStep,
+  ToolProgressStep,
   MessageEvent,
   ErrorEvent,
   DoneEvent,

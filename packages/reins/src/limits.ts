@@ -16,6 +16,10 @@ export interface RunLimits {
   readonly summaryChars: number;
   /** Characters of any observation shown to the model (the record keeps it whole). */
   readonly observationChars: number;
+  /** Tool calls one model step may make; extra calls are refused (`LIMIT_EXCEEDED`), not run. */
+  readonly maxCallsPerStep: number;
+  /** Read-only calls of one step that run at the same time (others run alone, in order). */
+  readonly toolConcurrency: number;
 }
 
 export const DEFAULT_LIMITS: RunLimits = Object.freeze({
@@ -25,6 +29,8 @@ export const DEFAULT_LIMITS: RunLimits = Object.freeze({
   historyFullSteps: 2,
   summaryChars: 200,
   observationChars: 4_000,
+  maxCallsPerStep: 5,
+  toolConcurrency: 4,
 });
 
 /** The longest delay a JavaScript timer honours; longer ones fire after 1 ms. */
@@ -55,5 +61,7 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
     historyFullSteps: overrides.historyFullSteps ?? d.historyFullSteps,
     summaryChars: overrides.summaryChars ?? d.summaryChars,
     observationChars: overrides.observationChars ?? d.observationChars,
+    maxCallsPerStep: overrides.maxCallsPerStep ?? d.maxCallsPerStep,
+    toolConcurrency: overrides.toolConcurrency ?? d.toolConcurrency,
   });
 }

@@ -1,9 +1,30 @@
 import type { ErrorCode } from './errors.js';
 
-export interface ChatMessage {
-  readonly role: 'system' | 'user' | 'assistant';
-  readonly content: string;
+/**
+ * A tool call the provider returned through its native tool-calling channel. `arguments`
+ * is what the provider sent: a JSON string (OpenAI-style) or an object (Anthropic-style);
+ * the loop parses it with the central parser (one repair), never trusting it.
+ */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string | Readonly<Record<string, unknown>>;
 }
+
+/**
+ * One prompt message. `assistant` may carry the native tool calls it made; each is answered
+ * by a `tool` message with the call's id. The loop sends `tool` messages only on steps that
+ * offer tools (on the last step the same history is sent as plain text).
+ */
+export type ChatMessage =
+  | { readonly role: 'system' | 'user'; readonly content: string }
+  | { readonly role: 'assistant'; readonly content: string; readonly toolCalls?: readonly ToolCall[] }
+  | {
+      readonly role: 'tool';
+      readonly content: string;
+      readonly toolCallId: string;
+      readonly name: string;
+    };
 
 /** A tool as a model sees it: name, description and the JSON Schema of its input. */
 export interface ToolSpec {
@@ -48,6 +69,11 @@ export type ModelResult =
       readonly usage: Usage;
       /** Which model answered, when a router or fallback chose one (default: the model's name). */
       readonly model?: string;
+      /**
+       * Native tool calls (several are allowed in one turn). When present and non-empty they
+       * are the decision; `text` is then the model's thought.
+       */
+      readonly toolCalls?: readonly ToolCall[];
     }
   | { readonly ok: false; readonly error: ModelFailure; readonly usage?: Usage };
 

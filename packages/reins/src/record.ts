@@ -126,6 +126,7 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
         raw: event.raw,
         tools_offered: event.toolsOffered,
         usage: event.usage,
+        ...(event.toolCalls === undefined ? undefined : { tool_calls: event.toolCalls }),
       };
       return { index, phase, started_at, ended_at, duration_ms, detail };
     }

@@ -16,6 +16,19 @@ export interface ToolContext {
   readonly runId: string;
   readonly actId: string;
   readonly signal: AbortSignal;
+  /**
+   * Reports progress of a long call (e.g. an MCP server's progress notifications); it
+   * becomes a live `progress` step event. Ignored after the call settled. Optional: a
+   * context built outside the loop may not have it.
+   */
+  progress?(update: ToolProgress): void;
+}
+
+/** A progress report: `progress` of `total` (when known), with an optional short message. */
+export interface ToolProgress {
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
 }
 
 /** A business rule on a tool's output: `true` passes; a string or error data fails. */

@@ -49,10 +49,12 @@ function checkTotal(raw: string): DecisionParse {
       expect(typeof value.input === 'object' && value.input !== null && !Array.isArray(value.input)).toBe(
         true,
       );
+    } else if (value.kind === 'actions') {
+      expect(value.actions.length).toBeGreaterThan(0);
+      for (const call of value.actions) expect(call.action.trim()).not.toBe('');
     } else if (value.kind === 'final') {
       expect(value.final.trim()).not.toBe('');
-    } else {
-      expect(value.kind).toBe('ask');
+    } else if (value.kind === 'ask') {
       expect(value.ask.trim()).not.toBe('');
     }
   } else {

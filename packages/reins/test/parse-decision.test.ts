@@ -235,7 +235,9 @@ describe('parseDecision: failures keep the raw text', () => {
   });
 
   it('an object without action, final or ask fails the schema', () => {
-    expect(expectFailure('{"thought":"x"}', 'schema', 'clean')).toMatch(/one of "action", "final" or "ask"/);
+    expect(expectFailure('{"thought":"x"}', 'schema', 'clean')).toMatch(
+      /one of "action", "actions", "final" or "ask"/,
+    );
   });
 
   it('both action and final fail the schema', () => {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { runAgent, type Model, type ModelRequest } from 'reins';
-import { collect, final, shape } from './helpers.js';
+import { z } from 'zod';
+import { defineTool, runAgent, type Model, type ModelRequest, type ToolContext } from 'reins';
+import { scriptModel } from 'reins/testing';
+import { act, collect, final, shape } from './helpers.js';
 
 describe('streamed model text as progress events', () => {
   it('deltas become live progress steps of their step, before its reason event; the record keeps only reason/act/observe', async () => {
@@ -35,5 +37,50 @@ describe('streamed model text as progress events', () => {
     expect(record.steps.map((s) => s.phase)).toEqual(['reason']);
     late?.onDelta?.('after the end'); // ignored, no throw
     expect(run.events).toHaveLength(events.length);
+  });
+});
+
+describe("tools' progress reports as progress events", () => {
+  it('become live progress steps of the act (sanitized, capped); reports after the call settled are dropped', async () => {
+    let keep: ToolContext | undefined;
+    const slow = defineTool({
+      name: 'slow',
+      description: 'reports progress',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      readOnly: true,
+      run: async (_input, ctx) => {
+        keep = ctx;
+        ctx.progress?.({ progress: 1, total: 3, message: 'call 13812345678 now' });
+        await Promise.resolve();
+        ctx.progress?.({ progress: 2, message: 'x'.repeat(1_000) });
+        ctx.progress?.({ progress: Number.NaN });
+        return { ok: true };
+      },
+    });
+    const run = runAgent({
+      query: 'q',
+      model: scriptModel([act('slow', {}), final('ok')]),
+      tools: [slow],
+    });
+    const events = await collect(run);
+    expect(shape(events)).toEqual([
+      'start',
+      'step:reason',
+      'step:act',
+      'step:progress',
+      'step:progress',
+      'step:observe',
+      'step:reason',
+      'message',
+      'done',
+    ]);
+    const actId = (events[2] as { actId: string }).actId;
+    expect(events[3]).toMatchObject({ index: 1, source: 'tool', tool: 'slow', actId, progress: 1, total: 3 });
+    expect((events[3] as { message: string }).message).not.toContain('13812345678');
+    expect((events[4] as { message: string }).message).toHaveLength(200);
+    keep?.progress?.({ progress: 3 }); // after the call settled: dropped
+    expect(run.events).toHaveLength(events.length);
+    expect((await run.result).steps.map((s) => s.phase)).toEqual(['reason', 'act', 'observe', 'reason']);
   });
 });

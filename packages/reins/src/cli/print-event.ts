@@ -17,9 +17,11 @@ export function formatEvent(event: RunEvent): string | undefined {
           const next =
             d.kind === 'action'
               ? `→ ${d.action} ${clip(JSON.stringify(d.input))}`
-              : d.kind === 'ask'
-                ? '→ ask the user'
-                : '→ final answer';
+              : d.kind === 'actions'
+                ? `→ ${d.actions.length} calls: ${clip(d.actions.map((a) => a.action).join(', '))}`
+                : d.kind === 'ask'
+                  ? '→ ask the user'
+                  : '→ final answer';
           return `${head}${thought}\n    ${next}`;
         }
         case 'act':
@@ -29,6 +31,9 @@ export function formatEvent(event: RunEvent): string | undefined {
           const body = o.status === 'ok' ? JSON.stringify(o.result) : `${o.error?.code}: ${o.error?.message}`;
           return `[${event.index}] Observe ${o.status} (${ms(o.durationMs)}) ${clip(body ?? '')}`;
         }
+        case 'progress':
+          if (event.source === 'model') return undefined; // streamed text: the reason line follows
+          return `[${event.index}] …       ${event.tool} ${event.progress}${event.total === undefined ? '' : `/${event.total}`}${event.message === undefined ? '' : ` ${clip(event.message)}`}`;
       }
       return undefined;
     case 'message': {

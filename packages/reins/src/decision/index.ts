@@ -2,6 +2,8 @@ export {
   parseDecision,
   decisionSchema,
   validateDecision,
+  decisionFromToolCalls,
+  type ActionCall,
   type Decision,
   type DecisionParse,
 } from './decision.js';

@@ -3,8 +3,12 @@ import { jsonrepair } from 'jsonrepair';
 import type { z } from 'zod';
 import { balancedObjects, fencedBlocks, nestingDepth, valueDepth } from './json-candidates.js';
 
-/** How the JSON was obtained: as-is, cut out of surrounding text, or after the one repair. */
-export type ParseVia = 'clean' | 'extracted' | 'repaired';
+/**
+ * How the JSON was obtained: as-is, cut out of surrounding text, or after the one repair.
+ * `native`: the decision came from the provider's tool-call channel, not from text
+ * (`parseStructured` never returns it).
+ */
+export type ParseVia = 'clean' | 'extracted' | 'repaired' | 'native';
 
 export type ParseFailure =
   'empty' | 'too_large' | 'too_deep' | 'no_json' | 'invalid_json' | 'not_an_object' | 'schema';

@@ -3,7 +3,7 @@ import { describeThrown } from '../errors.js';
 import type { Observation, ObservationLayer, ObservationStatus } from '../observation.js';
 import type { Principal } from '../principal.js';
 import { maskPii, maskPiiText } from '../sanitize/mask-pii.js';
-import type { AnyTool, CheckResult } from '../tool.js';
+import type { AnyTool, CheckResult, ToolProgress } from '../tool.js';
 import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
 import type { AbortLike } from './run-abort.js';
@@ -19,6 +19,12 @@ export interface ActEnv {
   readonly signal: AbortLike;
   readonly defaultTimeoutMs: number;
   readonly deps: RunDeps;
+  /** Where tools' progress reports go (the loop, which sets it when it starts); absent = dropped. */
+  progress?: ToolProgressSink | undefined;
+}
+
+export interface ToolProgressSink {
+  toolProgress(actId: string, tool: string, update: ToolProgress): void;
 }
 
 export interface ActRequest {

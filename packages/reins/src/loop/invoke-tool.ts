@@ -1,9 +1,9 @@
 import { ToolError, describeThrown, type ErrorCode } from '../errors.js';
 import type { ObservationStatus } from '../observation.js';
 import type { Principal } from '../principal.js';
-import type { AnyTool, ToolContext } from '../tool.js';
+import type { AnyTool, ToolContext, ToolProgress } from '../tool.js';
 import { RUN_DEADLINE, TOOL_TIMEOUT } from './abort-reasons.js';
-import type { ActEnv } from './execute-action.js';
+import type { ActEnv, ToolProgressSink } from './execute-action.js';
 import { isThenable } from '../util/is-thenable.js';
 import { ownLazySignal } from '../util/own-lazy-signal.js';
 
@@ -25,6 +25,8 @@ export type Invocation =
 class ActStop {
   #controller: AbortController | undefined;
   stopped: { readonly reason: unknown } | undefined;
+  /** The call has settled (progress reports after this are dropped). */
+  ended = false;
   #abandon: ((reason: unknown) => void) | undefined;
 
   get signal(): AbortSignal {
@@ -61,16 +63,29 @@ class ActStop {
  */
 class ActContext implements ToolContext {
   declare readonly signal: AbortSignal;
+  readonly principal: Principal;
+  readonly runId: string;
   readonly #stop: ActStop;
+  readonly #tool: string;
+  readonly #sink: ToolProgressSink | undefined;
 
   constructor(
-    readonly principal: Principal,
-    readonly runId: string,
+    env: ActEnv,
     readonly actId: string,
+    tool: string,
     stop: ActStop,
   ) {
+    this.principal = env.principal;
+    this.runId = env.runId;
     this.#stop = stop;
+    this.#tool = tool;
+    this.#sink = env.progress;
     Object.defineProperty(this, 'signal', ACT_SIGNAL);
+  }
+
+  progress(update: ToolProgress): void {
+    if (this.#stop.ended || this.#stop.stopped !== undefined) return;
+    this.#sink?.toolProgress(this.actId, this.#tool, update);
   }
 
   static signalOf(ctx: ActContext): AbortSignal {
@@ -93,14 +108,17 @@ export function invokeTool(
 ): Invocation | Promise<Invocation> {
   if (env.signal.aborted) return stoppedBy(env.signal.reason, tool, 0);
   const act = new ActStop();
-  const ctx = new ActContext(env.principal, env.runId, actId, act);
+  const ctx = new ActContext(env, actId, tool.name, act);
   let value: unknown;
   try {
     value = tool.run(input, ctx);
   } catch (thrown) {
+    act.ended = true;
     return failedWith(thrown, tool);
   }
-  return isThenable(value) ? settleAsync(tool, value, act, env) : { ok: true, output: value };
+  if (isThenable(value)) return settleAsync(tool, value, act, env);
+  act.ended = true;
+  return { ok: true, output: value };
 }
 
 async function settleAsync(
@@ -122,6 +140,7 @@ async function settleAsync(
       ? failedWith(thrown, tool)
       : stoppedBy(act.stopped.reason, tool, timeoutMs);
   } finally {
+    act.ended = true;
     env.deps.clearTimer(timer);
     env.signal.removeEventListener('abort', onRunAbort);
   }

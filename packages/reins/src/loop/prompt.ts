@@ -1,6 +1,6 @@
 import type { Decision } from '../decision/index.js';
 import type { RunLimits } from '../limits.js';
-import type { ChatMessage, ToolSpec } from '../model.js';
+import type { ChatMessage, ToolCall, ToolSpec } from '../model.js';
 import type { Observation } from '../observation.js';
 import { toJson } from '../sanitize/mask-pii.js';
 import { systemPrompts } from './system-prompt.js';
@@ -11,6 +11,19 @@ interface Turn {
   readonly observed: ChatMessage;
   saidShort?: ChatMessage;
   observedShort?: ChatMessage;
+  /**
+   * The same step as native tool-call messages (assistant with `toolCalls`, then one `tool`
+   * message per call), sent on steps that offer tools; the text form above is sent on the
+   * last step, when no tool definitions go with the request.
+   */
+  readonly native?: readonly ChatMessage[];
+  nativeShort?: readonly ChatMessage[];
+}
+
+/** The provider's side of a native tool-call step, to send back as it was. */
+export interface NativeTurn {
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
 }
 
 /**
@@ -44,28 +57,63 @@ export class PromptBuilder {
     });
   }
 
+  /**
+   * Adds a step of several calls: in text form the decision and every observation (one line
+   * each, in call order); for native calls also the assistant / tool messages.
+   */
+  rememberMany(decision: Decision, observations: readonly Observation[], native?: NativeTurn): void {
+    const lines = observations.map((observation) => this.#describe(observation));
+    const turn: Turn = {
+      said: { role: 'assistant', content: sayDecision(decision) },
+      observed: { role: 'user', content: lines.join('\n') },
+      ...(native === undefined
+        ? {}
+        : {
+            native: [
+              { role: 'assistant', content: native.text, toolCalls: native.toolCalls },
+              ...native.toolCalls.map((call, i): ChatMessage => ({
+                role: 'tool',
+                toolCallId: call.id,
+                name: call.name,
+                content: lines[i] ?? NOT_RUN,
+              })),
+            ],
+          }),
+    };
+    this.#turns.push(turn);
+  }
+
   messages(finalStep: boolean): ChatMessage[] {
     const turns = this.#turns;
+    const firstFull = turns.length - this.limits.historyFullSteps;
+    let size = 2;
+    for (const turn of turns) size += finalStep || turn.native === undefined ? 2 : turn.native.length;
     // Sized once (no growth): a run in flight holds this array while the model thinks.
-    const messages = new Array<ChatMessage>(2 + 2 * turns.length);
+    const messages = new Array<ChatMessage>(size);
     messages[0] = finalStep ? this.#lastStep : this.#withTools;
     messages[1] = this.#query;
-    const firstFull = turns.length - this.limits.historyFullSteps;
+    let at = 2;
     for (let i = 0; i < turns.length; i++) {
       const turn = turns[i] as Turn;
-      if (i < firstFull) {
+      const short = i < firstFull;
+      if (!finalStep && turn.native !== undefined) {
+        const native = short ? (turn.nativeShort ??= turn.native.map((m) => this.#shorten(m))) : turn.native;
+        for (const message of native) messages[at++] = message;
+        continue;
+      }
+      if (short) {
         turn.saidShort ??= this.#shorten(turn.said);
         turn.observedShort ??= this.#shorten(turn.observed);
       }
-      messages[2 + 2 * i] = i < firstFull ? (turn.saidShort as ChatMessage) : turn.said;
-      messages[3 + 2 * i] = i < firstFull ? (turn.observedShort as ChatMessage) : turn.observed;
+      messages[at++] = short ? (turn.saidShort as ChatMessage) : turn.said;
+      messages[at++] = short ? (turn.observedShort as ChatMessage) : turn.observed;
     }
     return messages;
   }
 
   #shorten(message: ChatMessage): ChatMessage {
     const content = truncate(message.content, this.limits.summaryChars);
-    return content === message.content ? message : { role: message.role, content };
+    return content === message.content ? message : { ...message, content };
   }
 
   #describe(observation: Observation): string {
@@ -83,12 +131,19 @@ export function sayDecision(decision: Decision): string {
   switch (decision.kind) {
     case 'action':
       return JSON.stringify({ thought: decision.thought, action: decision.action, input: decision.input });
+    case 'actions': {
+      const actions = decision.actions.map(({ action, input }) => ({ action, input }));
+      return JSON.stringify({ thought: decision.thought, actions });
+    }
     case 'final':
       return JSON.stringify({ thought: decision.thought, final: decision.final });
     case 'ask':
       return JSON.stringify({ thought: decision.thought, ask: decision.ask });
   }
 }
+
+// A call the run stopped before it started has no observation; every native call still gets an answer.
+const NOT_RUN = 'Observation: this call was not run.';
 
 function truncate(text: string, max: number): string {
   if (text.length <= max) return text;

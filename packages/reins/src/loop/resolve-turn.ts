@@ -1,4 +1,4 @@
-import type { DecisionParse } from '../decision/index.js';
+import type { ActionCall, DecisionParse } from '../decision/index.js';
 import type { StopReason } from '../events.js';
 import { canonicalJson } from '../util/canonical-json.js';
 
@@ -20,7 +20,31 @@ export type Resolution =
       readonly input: unknown;
       readonly firstStep: number;
     }
+  | {
+      readonly kind: 'act_many';
+      readonly calls: readonly PlannedCall[];
+      /** The calls came through the provider's native tool-call channel. */
+      readonly native: boolean;
+    }
   | { readonly kind: 'stop'; readonly reason: StopReason };
+
+/** One call of a many-call turn: run it, or refuse it (it never reaches the tool). */
+export type PlannedCall =
+  | {
+      readonly kind: 'run';
+      readonly tool: string;
+      readonly input: unknown;
+      readonly key: string;
+      readonly callId?: string | undefined;
+    }
+  | {
+      readonly kind: 'refuse';
+      readonly tool: string;
+      readonly input: unknown;
+      readonly callId?: string | undefined;
+      readonly code: 'REPEATED_ACTION' | 'LIMIT_EXCEEDED' | 'INVALID_PARAMETER';
+      readonly message: string;
+    };
 
 export interface TurnState {
   /** Canonical action key → the model step that first requested it (a `Map` will do). */
@@ -31,7 +55,12 @@ export interface TurnState {
 
 export const EMPTY_REPLY_TEXT = '(the model returned an empty reply)';
 
-export function resolveTurn(parse: DecisionParse, state: TurnState, finalStep: boolean): Resolution {
+export function resolveTurn(
+  parse: DecisionParse,
+  state: TurnState,
+  finalStep: boolean,
+  maxCallsPerStep = Number.POSITIVE_INFINITY,
+): Resolution {
   if (!parse.ok) {
     // Kept as the answer, labeled raw: never a blank reply, never a crash.
     return { kind: 'answer', text: parse.raw.trim() || EMPTY_REPLY_TEXT, format: 'raw', intent: 'answer' };
@@ -51,7 +80,57 @@ export function resolveTurn(parse: DecisionParse, state: TurnState, finalStep: b
       }
       return { kind: 'act', tool: decision.action, input: decision.input, key };
     }
+    case 'actions': {
+      if (finalStep) return { kind: 'stop', reason: state.forcedFinal ? 'repeated_action' : 'max_steps' };
+      const native = parse.via === 'native';
+      return { kind: 'act_many', calls: planCalls(decision.actions, state, maxCallsPerStep), native };
+    }
   }
+}
+
+/**
+ * Each call is run or refused: beyond `maxCallsPerStep`, with arguments that did not parse,
+ * or repeating an earlier step's call or an earlier call of this step.
+ */
+function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPerStep: number): PlannedCall[] {
+  const thisStep = new Set<string>();
+  return actions.map((call, i): PlannedCall => {
+    const { action: tool, input, callId } = call;
+    const refuse = (
+      code: Extract<PlannedCall, { kind: 'refuse' }>['code'],
+      message: string,
+    ): PlannedCall => ({
+      kind: 'refuse',
+      tool,
+      input,
+      callId,
+      code,
+      message,
+    });
+    if (i >= maxCallsPerStep) {
+      return refuse(
+        'LIMIT_EXCEEDED',
+        `at most ${maxCallsPerStep} tool calls per step; this call (#${i + 1}) was not run. Ask for it again in the next step if it is still needed.`,
+      );
+    }
+    if (call.inputError !== undefined) return refuse('INVALID_PARAMETER', `${tool}: ${call.inputError}`);
+    const key = actionKey(tool, input);
+    const firstStep = state.actions.get(key);
+    if (firstStep !== undefined) {
+      return refuse(
+        'REPEATED_ACTION',
+        `${tool} was already called with this input at step ${firstStep}; its result was shown then.`,
+      );
+    }
+    if (thisStep.has(key)) {
+      return refuse(
+        'REPEATED_ACTION',
+        `${tool} is called twice with the same input in this step; it runs once.`,
+      );
+    }
+    thisStep.add(key);
+    return { kind: 'run', tool, input, key, callId };
+  });
 }
 
 /** Same tool and canonically equal input (key order ignored) give the same key. */

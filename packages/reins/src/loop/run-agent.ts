@@ -82,6 +82,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       signal: abort,
       defaultTimeoutMs: limits.toolTimeoutMs,
       deps,
+      progress: undefined, // the loop connects itself (one object per run, not a copy)
     },
   }).then(cleanup, (thrown: unknown) => {
     // Last resort (runLoop ends its own log on errors): never leave a consumer hanging.

@@ -1,4 +1,10 @@
-import { parseDecision, type DecisionParse, type ParseVia } from '../decision/index.js';
+import {
+  decisionFromToolCalls,
+  parseDecision,
+  type DecisionParse,
+  type ParseVia,
+} from '../decision/index.js';
+import type { ErrorCode } from '../errors.js';
 import { describeThrown } from '../errors.js';
 import type { ReasonStep, RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
@@ -10,9 +16,11 @@ import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
 import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
-import { actOn, type ActEnv } from './execute-action.js';
+import { actOn, type ActEnv, type ToolProgressSink } from './execute-action.js';
+import type { ToolProgress } from '../tool.js';
+import { maskPiiText } from '../sanitize/mask-pii.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
-import { resolveTurn, type Resolution } from './resolve-turn.js';
+import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
 import { stopNotice } from './stop-notice.js';
 
 export interface LoopContext {
@@ -39,8 +47,10 @@ export function runLoop(ctx: LoopContext): Promise<void> {
 }
 
 /** One run's loop state. A class, not closures: a run in flight holds less (see bench/). */
-class ReactLoop implements DeltaSink {
+class ReactLoop implements DeltaSink, ToolProgressSink {
   readonly #ctx: LoopContext;
+  /** The run's act environment; this loop is the sink of its tools' progress reports. */
+  readonly #act: ActEnv;
   readonly #started: number;
   readonly #demo: boolean;
   // What resolveTurn reads, kept as one object instead of a new one per step.
@@ -48,7 +58,6 @@ class ReactLoop implements DeltaSink {
   #inputTokens = 0;
   #outputTokens = 0;
   #completed = 0;
-  #actStart = 0;
   /** The step whose model call is in flight (0: none), for streamed deltas. */
   #modelStep = 0;
   readonly #modelCall: ModelCallSlot = {};
@@ -57,13 +66,15 @@ class ReactLoop implements DeltaSink {
 
   constructor(ctx: LoopContext) {
     this.#ctx = ctx;
+    this.#act = ctx.act;
+    ctx.act.progress = this;
     this.#started = ctx.deps.now();
     this.#demo = ctx.model.demo === true;
   }
 
   async run(): Promise<void> {
-    const { model, limits, log, deps, act, prompt } = this.#ctx;
-    const signal = act.signal;
+    const { model, limits, log, deps, prompt } = this.#ctx;
+    const signal = this.#act.signal;
     log.append({
       type: 'start',
       agent: this.#ctx.agent,
@@ -107,7 +118,9 @@ class ReactLoop implements DeltaSink {
           return this.#done('error');
         }
 
-        const parse = parseDecision(result.text);
+        const toolCalls = result.toolCalls;
+        const native = toolCalls !== undefined && toolCalls.length > 0;
+        const parse = native ? decisionFromToolCalls(result.text, toolCalls) : parseDecision(result.text);
         const reasonEnd = deps.now();
         log.append(
           {
@@ -123,16 +136,31 @@ class ReactLoop implements DeltaSink {
             usage: result.usage,
             parse: parseSummary(parse),
             decision: parse.ok ? parse.value : undefined,
+            toolCalls: native ? toolCalls : undefined,
           },
           reasonEnd,
         );
 
-        const next = resolveTurn(parse, this.#turn, finalStep);
+        const next = resolveTurn(parse, this.#turn, finalStep, limits.maxCallsPerStep);
         if (next.kind === 'answer' || next.kind === 'stop') return this.#end(step, next);
 
-        const acted = this.#act(step, next, reasonEnd);
+        if (next.kind === 'act_many') {
+          const observations = await this.#actMany(step, next.calls, reasonEnd);
+          if (signal.aborted) return this.#endAborted();
+          this.#completed = step;
+          if (parse.ok) {
+            prompt.rememberMany(
+              parse.value,
+              observations,
+              native ? { text: result.text, toolCalls } : undefined,
+            );
+          }
+          continue;
+        }
+
+        const acted = this.#actOne(step, next, reasonEnd);
         const observation = acted instanceof Promise ? await acted : acted;
-        this.#observed(step, observation);
+        this.#observed(step, observation, reasonEnd);
         if (signal.aborted) return this.#endAborted();
         this.#completed = step;
         // Clean JSON is remembered as written; anything else as the normalized decision.
@@ -161,16 +189,83 @@ class ReactLoop implements DeltaSink {
    * Appends the act event and acts, from `actStart` (when the reasoning ended); synchronous
    * when the tool answered synchronously.
    */
-  #act(
+  #actOne(
     step: number,
     next: Extract<Resolution, { kind: 'act' | 'refuse_repeat' }>,
     actStart: number,
   ): Observation | Promise<Observation> {
-    const { log, deps, act } = this.#ctx;
-    const actId = deps.newId();
-    this.#actStart = actStart;
+    const actId = this.#ctx.deps.newId();
     const { tool, input } = next;
-    log.append(
+    this.#actEvent(step, actId, tool, input, actStart);
+    if (next.kind === 'act') {
+      this.#turn.actions.set(next.key, step);
+      return actOn({ actId, tool, input }, this.#act, actStart);
+    }
+    this.#turn.forcedFinal = true;
+    const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
+    return refusal(actId, tool, 'REPEATED_ACTION', message);
+  }
+
+  /**
+   * The calls of one step, in order: read-only calls (and refusals) run side by side, at
+   * most `toolConcurrency` at a time; a call that may change something waits for those
+   * before it and runs alone. Nothing starts after the run is aborted.
+   */
+  async #actMany(step: number, calls: readonly PlannedCall[], reasonEnd: number): Promise<Observation[]> {
+    const act = this.#act;
+    const { limits } = this.#ctx;
+    const observations = new Array<Observation>(calls.length);
+    const running = new Set<Promise<void>>();
+    for (let i = 0; i < calls.length; i++) {
+      const call = calls[i] as PlannedCall;
+      const alone = call.kind === 'run' && act.registry.get(call.tool)?.readOnly === false;
+      if (alone) await Promise.all(running);
+      else while (running.size >= limits.toolConcurrency) await Promise.race(running);
+      if (act.signal.aborted) break;
+      const pending = this.#startCall(step, call, i === 0 ? reasonEnd : undefined, observations, i);
+      if (pending === undefined) continue;
+      if (alone) {
+        await pending;
+        continue;
+      }
+      const tracked: Promise<void> = pending.then(() => void running.delete(tracked));
+      running.add(tracked);
+    }
+    await Promise.all(running);
+    return observations;
+  }
+
+  /** Starts one call of a many-call step; `undefined` when it already settled. */
+  #startCall(
+    step: number,
+    call: PlannedCall,
+    startedAt: number | undefined,
+    into: Observation[],
+    at: number,
+  ): Promise<void> | undefined {
+    const { deps } = this.#ctx;
+    const act = this.#act;
+    const actStart = startedAt ?? deps.now();
+    const actId = deps.newId();
+    const { tool, input } = call;
+    this.#actEvent(step, actId, tool, input, actStart);
+    const settle = (observation: Observation): void => {
+      into[at] = observation;
+      this.#observed(step, observation, actStart);
+    };
+    if (call.kind === 'refuse') {
+      if (call.code === 'REPEATED_ACTION') this.#turn.forcedFinal = true;
+      settle(refusal(actId, tool, call.code, call.message));
+      return undefined;
+    }
+    this.#turn.actions.set(call.key, step);
+    const acted = actOn({ actId, tool, input }, act, actStart);
+    if (!(acted instanceof Promise)) return void settle(acted);
+    return acted.then(settle);
+  }
+
+  #actEvent(step: number, actId: string, tool: string, input: unknown, actStart: number): void {
+    this.#ctx.log.append(
       {
         type: 'step',
         phase: 'act',
@@ -184,24 +279,10 @@ class ReactLoop implements DeltaSink {
       },
       actStart,
     );
-    if (next.kind === 'act') {
-      this.#turn.actions.set(next.key, step);
-      return actOn({ actId, tool, input }, act, actStart);
-    }
-    this.#turn.forcedFinal = true;
-    const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
-    return {
-      actId,
-      tool,
-      status: 'rejected',
-      error: { code: 'REPEATED_ACTION', message, layer: 'guard' },
-      source: 'runtime',
-      durationMs: 0,
-    };
   }
 
-  #observed(step: number, observation: Observation): void {
-    const endedAt = this.#actStart + observation.durationMs; // no second clock read
+  #observed(step: number, observation: Observation, actStart: number): void {
+    const endedAt = actStart + observation.durationMs; // no second clock read
     this.#ctx.log.append(
       {
         type: 'step',
@@ -209,11 +290,37 @@ class ReactLoop implements DeltaSink {
         index: step,
         actId: observation.actId,
         observation,
-        startedAt: this.#actStart,
+        startedAt: actStart,
         endedAt,
         durationMs: observation.durationMs,
       },
       endedAt,
+    );
+  }
+
+  /** A tool's progress report, as a live `progress` event of the step whose call it is. */
+  toolProgress(actId: string, tool: string, update: ToolProgress): void {
+    const step = this.#completed + 1;
+    const { progress, total, message } = update ?? {};
+    if (this.#ctx.log.closed || typeof progress !== 'number' || !Number.isFinite(progress)) return;
+    const at = this.#ctx.deps.now();
+    this.#ctx.log.append(
+      {
+        type: 'step',
+        phase: 'progress',
+        index: step,
+        source: 'tool',
+        actId,
+        tool,
+        progress,
+        total: typeof total === 'number' && Number.isFinite(total) ? total : undefined,
+        message:
+          typeof message === 'string' ? maskPiiText(message.slice(0, PROGRESS_MESSAGE_CHARS)) : undefined,
+        startedAt: at,
+        endedAt: at,
+        durationMs: 0,
+      },
+      at,
     );
   }
 
@@ -248,7 +355,7 @@ class ReactLoop implements DeltaSink {
   }
 
   #endAborted(): void {
-    if (this.#ctx.act.signal.reason !== RUN_DEADLINE) return this.#done('cancelled');
+    if (this.#act.signal.reason !== RUN_DEADLINE) return this.#done('cancelled');
     this.#notice('deadline');
     this.#done('stopped', 'deadline');
   }
@@ -270,11 +377,28 @@ class ReactLoop implements DeltaSink {
   }
 }
 
-// Shared, frozen: a parsed step's summary is one of three values.
+/** Characters of a tool's progress message kept (it is untrusted text from the tool). */
+const PROGRESS_MESSAGE_CHARS = 200;
+
+/** An observation for a call the runtime refused before any tool ran. */
+function refusal(actId: string, tool: string, code: ErrorCode, message: string): Observation {
+  const layer = code === 'INVALID_PARAMETER' ? 'input' : 'guard';
+  return {
+    actId,
+    tool,
+    status: 'rejected',
+    error: { code, message, layer },
+    source: 'runtime',
+    durationMs: 0,
+  };
+}
+
+// Shared, frozen: a parsed step's summary is one of four values.
 const PARSED: Readonly<Record<ParseVia, ReasonStep['parse']>> = {
   clean: Object.freeze({ ok: true, via: 'clean' }),
   extracted: Object.freeze({ ok: true, via: 'extracted' }),
   repaired: Object.freeze({ ok: true, via: 'repaired' }),
+  native: Object.freeze({ ok: true, via: 'native' }),
 };
 
 function parseSummary(parse: DecisionParse): ReasonStep['parse'] {

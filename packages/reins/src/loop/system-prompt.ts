@@ -3,6 +3,7 @@ import type { ChatMessage, ToolSpec } from '../model.js';
 const FORMAT = [
   'Reply with exactly one JSON object and nothing else, in one of these forms:',
   '{"thought": "<why>", "action": "<tool name>", "input": {<arguments>}}  (call one tool)',
+  '{"thought": "<why>", "actions": [{"action": "<tool name>", "input": {<arguments>}}, ...]}  (call several independent tools at once)',
   '{"thought": "<why>", "final": "<the answer for the user>"}  (answer)',
   '{"thought": "<why>", "ask": "<one question for the user>"}  (only if information is missing)',
 ].join('\n');
@@ -73,7 +74,7 @@ function buildSystemPrompts(
       [
         intro,
         `Tools (inputs are checked against these schemas; unknown keys are rejected):\n${catalog || '(none)'}`,
-        `You have at most ${maxSteps} steps; the last one offers no tools. Calling a tool again with the same input is refused.`,
+        `You have at most ${maxSteps} steps; the last one offers no tools. Calling a tool again with the same input is refused. If the API offers native tool calls, you may use them instead of an action object.`,
         OBSERVATIONS_ARE_DATA,
       ].join('\n\n'),
     ),

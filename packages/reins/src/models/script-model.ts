@@ -4,17 +4,49 @@ import { estimateTokens, type Model, type ModelRequest, type ModelResult, type U
 
 /**
  * One scripted reply. A string is the raw reply text; `{text, delayMs}` adds latency;
- * `{error}` makes the call fail as data (`timeout`, `http_500`, or any error code).
+ * `{toolCalls}` replays native tool calls (`arguments` a JSON string or an object; `id`
+ * defaults to `call_<n>`); `{error}` makes the call fail as data (`timeout`, `http_500`, or
+ * any error code).
  */
 export type ScriptReply =
   | string
-  | { readonly text: string; readonly delayMs?: number; readonly usage?: Usage }
+  | {
+      readonly text: string;
+      readonly delayMs?: number;
+      readonly usage?: Usage;
+      readonly toolCalls?: readonly ScriptToolCall[];
+    }
+  | {
+      readonly toolCalls: readonly ScriptToolCall[];
+      readonly text?: string;
+      readonly delayMs?: number;
+      readonly usage?: Usage;
+    }
   | { readonly error: string; readonly delayMs?: number; readonly message?: string };
+
+export interface ScriptToolCall {
+  readonly id?: string;
+  readonly name: string;
+  readonly arguments: string | Readonly<Record<string, unknown>>;
+}
+
+const toolCallSchema = z.strictObject({
+  id: z.string().optional(),
+  name: z.string(),
+  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+});
 
 const replySchema = z.union([
   z.string(),
   z.strictObject({
     text: z.string(),
+    delayMs: z.number().int().nonnegative().optional(),
+    usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
+    toolCalls: z.array(toolCallSchema).optional(),
+  }),
+  z.strictObject({
+    toolCalls: z.array(toolCallSchema),
+    text: z.string().optional(),
     delayMs: z.number().int().nonnegative().optional(),
     usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
   }),
@@ -42,7 +74,7 @@ export function parseScript(jsonl: string): ScriptReply[] {
     const reply = replySchema.safeParse(value);
     if (!reply.success) {
       throw new TypeError(
-        `script line ${i + 1}: expected a string, {"text", "delayMs"} or {"error"}: ${reply.error.issues[0]?.message ?? ''}`,
+        `script line ${i + 1}: expected a string, {"text", "delayMs"}, {"toolCalls"} or {"error"}: ${reply.error.issues[0]?.message ?? ''}`,
       );
     }
     replies.push(reply.data);
@@ -101,7 +133,7 @@ export class ScriptModel implements Model {
         (ERROR_CODES.includes(reply.error as ErrorCode) ? (reply.error as ErrorCode) : 'SERVICE_UNAVAILABLE');
       return { ok: false, error: { code, message: reply.message ?? `scripted failure: ${reply.error}` } };
     }
-    const text = typeof reply === 'string' ? reply : reply.text;
+    const text = typeof reply === 'string' ? reply : (reply.text ?? '');
     const usage =
       typeof reply === 'string' || reply.usage === undefined
         ? {
@@ -109,7 +141,13 @@ export class ScriptModel implements Model {
             outputTokens: estimateTokens(text),
           }
         : reply.usage;
-    return { ok: true, text, usage };
+    if (typeof reply === 'string' || reply.toolCalls === undefined) return { ok: true, text, usage };
+    const toolCalls = reply.toolCalls.map((call, i) => ({
+      id: call.id ?? `call_${this.#next}_${i + 1}`,
+      name: call.name,
+      arguments: call.arguments,
+    }));
+    return { ok: true, text, usage, toolCalls };
   }
 
   /** Throws when scripted replies were left unused: the test did not go where it meant to. */
