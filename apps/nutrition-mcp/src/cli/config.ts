@@ -1,0 +1,68 @@
+import { DEFAULT_HOST, DEFAULT_PORT } from '../http/start-http.js';
+
+/** Everything the command reads from its arguments and environment, in one place. */
+export interface NutritionMcpConfig {
+  readonly transport: 'stdio' | 'http';
+  readonly host: string;
+  readonly port: number;
+  /** `REDIS_URL`: when set, lookups are cached in Redis instead of in process. */
+  readonly redisUrl: string | undefined;
+}
+
+export type ConfigOutcome =
+  | { readonly ok: true; readonly config: NutritionMcpConfig }
+  | { readonly ok: false; readonly error: { readonly code: 'INVALID_PARAMETER'; readonly message: string } };
+
+export const USAGE = 'usage: nutrition-mcp --stdio | --http [--port N] [--host H]   (env: REDIS_URL)';
+
+export function readConfig(
+  argv: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+): ConfigOutcome {
+  const fail = (message: string): ConfigOutcome => ({
+    ok: false,
+    error: { code: 'INVALID_PARAMETER', message },
+  });
+  let transport: 'stdio' | 'http' | undefined;
+  let host = DEFAULT_HOST;
+  let port = DEFAULT_PORT;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === '--stdio' || arg === '--http') {
+      const wanted = arg === '--stdio' ? 'stdio' : 'http';
+      if (transport !== undefined && transport !== wanted) return fail('choose one of --stdio and --http');
+      transport = wanted;
+    } else if (arg === '--port' || arg === '--host') {
+      const value = argv[++i];
+      if (value === undefined) return fail(`${arg} needs a value`);
+      if (arg === '--host') {
+        host = value;
+      } else {
+        port = Number(value);
+        if (!/^\d+$/.test(value) || port > 65_535) return fail(`--port must be 0..65535, got "${value}"`);
+      }
+    } else {
+      return fail(`unknown argument "${arg}"`);
+    }
+  }
+  if (transport === undefined) return fail('choose --stdio or --http');
+  const redisUrl = env['REDIS_URL']?.trim() || undefined;
+  return { ok: true, config: { transport, host, port, redisUrl } };
+}
+
+/** The configuration as printed at start-up: a password in `REDIS_URL` is masked. */
+export function describeConfig(config: NutritionMcpConfig): string {
+  const redis = config.redisUrl === undefined ? 'off (in-process cache)' : maskUrl(config.redisUrl);
+  const where = config.transport === 'http' ? ` on ${config.host}:${config.port}` : '';
+  return `nutrition-mcp: ${config.transport}${where}, redis ${redis}`;
+}
+
+function maskUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '(unparseable REDIS_URL)';
+  }
+}
