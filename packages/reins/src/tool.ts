@@ -16,6 +16,8 @@ export interface ToolContext {
   readonly runId: string;
   readonly actId: string;
   readonly signal: AbortSignal;
+  /** Reports how far a long call has come (e.g. MCP progress notifications); optional. */
+  progress?(update: { readonly progress: number; readonly total?: number; readonly message?: string }): void;
 }
 
 /** A business rule on a tool's output: `true` passes; a string or error data fails. */
