@@ -9,7 +9,17 @@ export interface SchemaOptions {
 
 /** A base64 string of at most `maxBytes` decoded bytes: oversize or non-base64 input is refused. */
 export function base64String(maxBytes: number): z.ZodString {
-  return z.string().max(base64Length(maxBytes)).regex(BASE64);
+  return z
+    .string()
+    .max(base64Length(maxBytes))
+    .regex(BASE64)
+    .refine((s) => decodedBytes(s) <= maxBytes, `more than ${maxBytes} bytes of base64 data`);
+}
+
+/** Bytes a base64 string decodes to. */
+export function decodedBytes(base64: string): number {
+  const padding = base64.endsWith('==') ? 2 : base64.endsWith('=') ? 1 : 0;
+  return Math.floor((base64.length * 3) / 4) - padding;
 }
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -26,7 +36,32 @@ function base64Length(maxBytes: number): number {
  * caller then leaves the tool out rather than accept unchecked input.
  */
 export function inputSchemaToZod(schema: unknown, options: SchemaOptions): z.ZodType {
-  return z.fromJSONSchema(tighten(schema, options) as Parameters<typeof z.fromJSONSchema>[0]);
+  const converted = z.fromJSONSchema(tighten(schema, options) as Parameters<typeof z.fromJSONSchema>[0]);
+  const paths = base64Paths(schema);
+  if (paths.length === 0) return converted;
+  // maxLength bounds the text (and tells the model); the exact decoded size is checked here.
+  return converted.superRefine((value, ctx) => {
+    for (const path of paths) {
+      const found = path.reduce<unknown>((v, key) => (isRecord(v) ? v[key] : undefined), value);
+      if (typeof found === 'string' && decodedBytes(found) > options.maxBase64Bytes) {
+        ctx.addIssue({
+          code: 'custom',
+          path,
+          message: `more than ${options.maxBase64Bytes} bytes of base64 data`,
+        });
+      }
+    }
+  });
+}
+
+/** Paths (through `properties` only) to base64 string properties. */
+function base64Paths(schema: unknown, path: string[] = [], out: string[][] = []): string[][] {
+  if (!isRecord(schema) || path.length > 32) return out;
+  if (isBase64(schema)) out.push(path);
+  if (isRecord(schema.properties)) {
+    for (const [key, sub] of Object.entries(schema.properties)) base64Paths(sub, [...path, key], out);
+  }
+  return out;
 }
 
 /** An output schema as zod, as declared (extra keys in a result do no harm). */
