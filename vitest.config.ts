@@ -11,6 +11,10 @@ export default defineConfig({
       { find: /^reins\/testing$/, replacement: src('testing.ts') },
       { find: /^reins\/node$/, replacement: src('node/index.ts') },
       {
+        find: /^@reins\/mcp$/,
+        replacement: fileURLToPath(new URL('./packages/mcp/src/index.ts', import.meta.url)),
+      },
+      {
         find: /^@reins\/models$/,
         replacement: fileURLToPath(new URL('./packages/models/src/index.ts', import.meta.url)),
       },

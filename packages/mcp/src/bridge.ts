@@ -1,0 +1,292 @@
+import type { CallToolResult } from '@modelcontextprotocol/client';
+import { ExponentialBackoff, handleAll, retry, type IBackoff } from 'cockatiel';
+import { ToolError, type AnyTool, type ToolContext } from 'reins';
+import { resultOutput, resultText } from './call-result.js';
+import { ToolCatalog, type PendingApproval, type SkippedTool } from './catalog.js';
+import type { ToolEntry } from './import-tool.js';
+import { LiveConnection } from './live-connection.js';
+import {
+  errorFromResult,
+  errorFromThrown,
+  isTransportFailure,
+  serverGone,
+  type StopCause,
+} from './map-error.js';
+import type { ResolvedOptions } from './options.js';
+import { untrustedText } from './untrusted-text.js';
+
+export type ServerState = 'up' | 'down' | 'connecting';
+
+export interface McpStatus {
+  readonly server: string;
+  readonly status: ServerState;
+  /** Round trip of the last `tools/list` (connect, probe or cancellation check), in ms. */
+  readonly latencyMs: number | undefined;
+  /** Tools callable now (approved and unchanged). */
+  readonly tools: number;
+  /** Tool definitions waiting for an operator's approval. */
+  readonly pendingApprovals: number;
+  readonly lastError: string | undefined;
+  readonly protocolVersion: string | undefined;
+  /** stdio: the server's process id. */
+  readonly pid: number | undefined;
+  /** Connections lost since start-up (crashes, kills, protocol violations). */
+  readonly restarts: number;
+}
+
+/**
+ * One MCP server's tools as Reins tools, kept connected.
+ *
+ * Contract: nothing here throws for a server's failures — calls fail with typed
+ * `ToolError`s and `status()` tells the rest. A lost connection fails its pending calls at
+ * once (`SERVICE_UNAVAILABLE`) and is re-established in the background with exponential
+ * backoff; a read-only call is retried once after a transport failure. Programmer mistakes
+ * (`approveToolChange` of an unknown name) throw `TypeError`.
+ */
+export class McpBridge {
+  readonly #o: ResolvedOptions;
+  readonly #catalog: ToolCatalog;
+  readonly #closing = new AbortController();
+  #live: LiveConnection | undefined;
+  #connecting: Promise<LiveConnection> | undefined;
+  #lastError: string | undefined;
+  #latencyMs: number | undefined;
+  #restarts = 0;
+  #lossBackoff: IBackoff<unknown> | undefined;
+  #reconnectTimer: unknown;
+
+  constructor(options: ResolvedOptions) {
+    this.#o = options;
+    const importOptions = {
+      server: options.name,
+      prefix: options.prefix,
+      toolTimeoutMs: options.toolTimeoutMs,
+      maxDescriptionLength: options.maxDescriptionLength,
+      maxBase64Bytes: options.maxBase64Bytes,
+    };
+    this.#catalog = new ToolCatalog(
+      importOptions,
+      (entry, input, ctx) => this.#call(entry, input, ctx),
+      options.pinned,
+    );
+  }
+
+  get name(): string {
+    return this.#o.name;
+  }
+
+  /** The tools callable now. Listing is cached per connection: this makes no request. */
+  tools(): AnyTool[] {
+    return this.#catalog.tools();
+  }
+
+  status(): McpStatus {
+    const live = this.#live;
+    return {
+      server: this.#o.name,
+      status: live !== undefined ? 'up' : this.#connecting !== undefined ? 'connecting' : 'down',
+      latencyMs: live?.latencyMs ?? this.#latencyMs,
+      tools: this.#catalog.callableCount,
+      pendingApprovals: this.#catalog.pending().length,
+      lastError: this.#lastError,
+      protocolVersion: live?.protocolVersion,
+      pid: live?.pid,
+      restarts: this.#restarts,
+    };
+  }
+
+  /**
+   * Checks the server now: connects if needed, else a timed `tools/list` round trip (which
+   * also refreshes the catalog). Never throws.
+   */
+  async probe(): Promise<McpStatus> {
+    const live = this.#live;
+    try {
+      if (live === undefined) await this.#ensureConnecting();
+      else this.#catalog.applyListing(await live.list(this.#o.connectTimeoutMs));
+    } catch (thrown) {
+      this.#lastError = describe(thrown);
+      if (live !== undefined && isTransportFailure(thrown))
+        await live.end(`probe failed: ${this.#lastError}`);
+    }
+    return this.status();
+  }
+
+  pendingApprovals(): PendingApproval[] {
+    return this.#catalog.pending();
+  }
+
+  /** Approves the definition `name` (MCP name) shows now; see `ToolCatalog.approve`. */
+  approveToolChange(name: string, expectedFingerprint?: string): void {
+    this.#catalog.approve(name, expectedFingerprint);
+  }
+
+  /** Approved fingerprints, to pass as `pinned` next time. */
+  fingerprints(): Record<string, string> {
+    return this.#catalog.fingerprints();
+  }
+
+  skippedTools(): SkippedTool[] {
+    return this.#catalog.skipped();
+  }
+
+  /** Disconnects for good; stdio servers are stopped (SIGTERM, then SIGKILL). */
+  async close(): Promise<void> {
+    this.#closing.abort();
+    if (this.#reconnectTimer !== undefined) this.#o.deps.clearTimer(this.#reconnectTimer);
+    const connecting = this.#connecting;
+    const live = this.#live;
+    this.#live = undefined;
+    await live?.end('closed');
+    await connecting?.then((c) => c.end('closed')).catch(() => undefined);
+  }
+
+  async #call(entry: ToolEntry, input: unknown, ctx: ToolContext): Promise<unknown> {
+    this.#catalog.assertCallable(entry);
+    const deadline = this.#o.deps.now() + this.#o.toolTimeoutMs;
+    try {
+      return await this.#callOnce(entry, input, ctx, deadline);
+    } catch (thrown) {
+      const retryable = entry.readOnly && isTransportFailure(thrown) && !ctx.signal.aborted;
+      if (!retryable || this.#o.deps.now() >= deadline || this.#closing.signal.aborted) throw thrown;
+      return this.#callOnce(entry, input, ctx, deadline);
+    }
+  }
+
+  async #callOnce(entry: ToolEntry, input: unknown, ctx: ToolContext, deadline: number): Promise<unknown> {
+    const site = { server: this.#o.name, tool: entry.mcpName };
+    const stop = new AbortController();
+    let cause: StopCause | undefined;
+    const onAbort = (): void => {
+      cause ??= 'cancelled';
+      stop.abort(new Error('cancelled by the caller'));
+    };
+    if (ctx.signal.aborted) onAbort();
+    else ctx.signal.addEventListener('abort', onAbort, { once: true });
+    const remaining = Math.max(1, deadline - this.#o.deps.now());
+    const timer = this.#o.deps.setTimer(() => {
+      cause ??= 'timeout';
+      stop.abort(new Error('timed out'));
+    }, remaining);
+    let live: LiveConnection | undefined;
+    try {
+      live = await this.#ready(stop.signal);
+      this.#catalog.assertCallable(entry); // the reconnect may have brought a new listing
+      const result = (await live.client.callTool(
+        { name: entry.mcpName, arguments: input as Record<string, unknown> },
+        {
+          signal: stop.signal,
+          timeout: Math.min(this.#o.callTimeoutMs, remaining),
+          maxTotalTimeout: remaining,
+          resetTimeoutOnProgress: true,
+          onprogress: ({ progress, total, message }) =>
+            ctx.progress?.({
+              progress,
+              ...(total === undefined ? {} : { total }),
+              ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
+            }),
+        },
+      )) as CallToolResult;
+      this.#lossBackoff = undefined; // the server works: the next loss starts the backoff afresh
+      if (result.isError === true) throw errorFromResult(resultText(result), result.structuredContent, site);
+      return resultOutput(result);
+    } catch (thrown) {
+      if (thrown instanceof ToolError && cause === undefined) throw thrown;
+      const error = errorFromThrown(thrown, site, cause);
+      if (live !== undefined && cause === undefined && isTransportFailure(thrown)) {
+        const why = live.lost ? this.#lastError : describe(thrown);
+        if (!live.lost) void live.end(`transport failure: ${why}`);
+        throw serverGone(site, why ?? 'the connection was lost');
+      }
+      throw error;
+    } finally {
+      this.#o.deps.clearTimer(timer);
+      ctx.signal.removeEventListener('abort', onAbort);
+    }
+  }
+
+  /** The live connection, or one being established (bounded by `signal`). */
+  #ready(signal: AbortSignal): Promise<LiveConnection> {
+    if (this.#closing.signal.aborted) {
+      return Promise.reject(new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: the bridge is closed`));
+    }
+    if (this.#live !== undefined) return Promise.resolve(this.#live);
+    const connecting = this.#ensureConnecting();
+    return new Promise((resolve, reject) => {
+      const onAbort = (): void => reject(signal.reason);
+      if (signal.aborted) onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      connecting.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    });
+  }
+
+  #ensureConnecting(): Promise<LiveConnection> {
+    this.#connecting ??= this.#connectWithBackoff().finally(() => {
+      this.#connecting = undefined;
+    });
+    return this.#connecting;
+  }
+
+  async #connectWithBackoff(): Promise<LiveConnection> {
+    const { initialDelayMs, maxDelayMs, maxAttempts } = this.#o.reconnect;
+    const policy = retry(handleAll, {
+      maxAttempts: maxAttempts - 1,
+      backoff: new ExponentialBackoff({ initialDelay: initialDelayMs, maxDelay: maxDelayMs }),
+    });
+    try {
+      const live = await policy.execute(async () => {
+        if (this.#closing.signal.aborted) throw new Error('closed');
+        try {
+          return await LiveConnection.open(this.#o, {
+            onTools: (tools) => {
+              if (this.#live !== undefined) this.#catalog.applyListing(tools);
+            },
+            onLost: (connection, why) => this.#onLost(connection, why),
+          });
+        } catch (thrown) {
+          this.#lastError = describe(thrown);
+          throw thrown;
+        }
+      }, this.#closing.signal);
+      if (this.#closing.signal.aborted) {
+        await live.end('closed');
+        throw new Error('closed');
+      }
+      this.#catalog.applyListing(live.tools);
+      this.#live = live;
+      return live;
+    } catch (thrown) {
+      const why = this.#lastError ?? describe(thrown);
+      throw new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: cannot connect: ${why}`, {
+        server: this.#o.name,
+        transport: true,
+      });
+    }
+  }
+
+  #onLost(connection: LiveConnection, why: string): void {
+    if (this.#live !== connection) return;
+    this.#live = undefined;
+    this.#latencyMs = connection.latencyMs;
+    this.#lastError = why;
+    this.#restarts++;
+    if (this.#closing.signal.aborted) return;
+    // A server that dies again and again is restarted less and less often.
+    this.#lossBackoff =
+      this.#lossBackoff?.next(undefined) ??
+      new ExponentialBackoff({
+        initialDelay: this.#o.reconnect.initialDelayMs,
+        maxDelay: this.#o.reconnect.maxDelayMs,
+      }).next();
+    const delay = this.#restarts === 1 ? 0 : this.#lossBackoff.duration;
+    this.#reconnectTimer = this.#o.deps.setTimer(() => {
+      this.#reconnectTimer = undefined;
+      if (this.#live === undefined && !this.#closing.signal.aborted)
+        void this.#ensureConnecting().catch(() => {});
+    }, delay);
+  }
+}
+
+function describe(thrown: unknown): string {
+  return untrustedText(thrown instanceof Error ? thrown.message : String(thrown), 300);
+}

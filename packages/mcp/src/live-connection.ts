@@ -1,0 +1,178 @@
+import {
+  Client,
+  SdkError,
+  SdkErrorCode,
+  StreamableHTTPClientTransport,
+  type Tool as McpTool,
+  type VersionNegotiationMode,
+} from '@modelcontextprotocol/client';
+import { CancelWatchdog } from './cancel-watchdog.js';
+import { ChildProcessTransport, MalformedMessageError } from './child-transport.js';
+import type { ProtocolChoice, ResolvedOptions } from './options.js';
+
+const CLIENT_INFO = { name: 'reins-mcp', version: '0.1.0' };
+
+export interface ConnectionEvents {
+  /** The tool list changed (`notifications/tools/list_changed`, already re-listed). */
+  onTools(tools: readonly McpTool[]): void;
+  /** The connection ended, for whatever reason; `why` is for people. */
+  onLost(connection: LiveConnection, why: string): void;
+}
+
+/**
+ * One established connection: an SDK client over a fresh transport, its first tool
+ * listing, and (stdio) the process behind it. It never reconnects itself; it reports its
+ * end once through `onLost`.
+ */
+export class LiveConnection {
+  readonly client: Client;
+  readonly #transport: ChildProcessTransport | StreamableHTTPClientTransport;
+  readonly #events: ConnectionEvents;
+  readonly #options: ResolvedOptions;
+  #watchdog: CancelWatchdog | undefined;
+  #lost = false;
+  /** Set when we end the connection on purpose, so `onLost` says why. */
+  #endReason: string | undefined;
+  tools: readonly McpTool[] = [];
+  latencyMs: number | undefined;
+
+  private constructor(options: ResolvedOptions, mode: VersionNegotiationMode, events: ConnectionEvents) {
+    this.#options = options;
+    this.#events = events;
+    this.client = new Client(CLIENT_INFO, {
+      versionNegotiation: { mode, probe: { timeoutMs: options.connectTimeoutMs } },
+      listChanged: {
+        tools: {
+          debounceMs: 20,
+          onChanged: (error, tools) => {
+            if (error === null && tools !== null) events.onTools(tools);
+          },
+        },
+      },
+    });
+    this.#transport = this.#makeTransport();
+  }
+
+  /** Connects and lists the tools, or throws (and leaves nothing running). */
+  static async open(options: ResolvedOptions, events: ConnectionEvents): Promise<LiveConnection> {
+    const mode = negotiation(options.protocol);
+    try {
+      return await LiveConnection.#openWith(options, mode, events);
+    } catch (thrown) {
+      // A stdio server that exits on the `server/discover` probe is a 2025-era server.
+      const negotiationFailed =
+        SdkError.isInstance(thrown) && (thrown as SdkError).code === SdkErrorCode.EraNegotiationFailed;
+      if (mode !== 'auto' || !negotiationFailed) throw thrown;
+      return LiveConnection.#openWith(options, 'legacy', events);
+    }
+  }
+
+  static async #openWith(
+    options: ResolvedOptions,
+    mode: VersionNegotiationMode,
+    events: ConnectionEvents,
+  ): Promise<LiveConnection> {
+    const connection = new LiveConnection(options, mode, events);
+    try {
+      await connection.#start();
+      return connection;
+    } catch (thrown) {
+      connection.#endReason = 'connect failed';
+      await connection.close();
+      throw thrown;
+    }
+  }
+
+  get pid(): number | undefined {
+    return this.#transport instanceof ChildProcessTransport ? (this.#transport.pid ?? undefined) : undefined;
+  }
+
+  get protocolVersion(): string | undefined {
+    return this.client.getNegotiatedProtocolVersion();
+  }
+
+  get lost(): boolean {
+    return this.#lost;
+  }
+
+  /** A timed, side-effect-free `tools/list` round trip; updates `tools` and `latencyMs`. */
+  async list(timeoutMs: number, signal?: AbortSignal): Promise<readonly McpTool[]> {
+    const started = this.#options.deps.now();
+    const { tools } = await this.client.listTools(undefined, {
+      cacheMode: 'bypass',
+      timeout: timeoutMs,
+      ...(signal === undefined ? {} : { signal }),
+    });
+    this.latencyMs = this.#options.deps.now() - started;
+    this.tools = tools;
+    return tools;
+  }
+
+  /** Ends the connection on purpose: pending calls fail at once. */
+  async end(why: string): Promise<void> {
+    this.#endReason ??= why;
+    await this.close();
+  }
+
+  /** Stops a stdio server that will not stop by itself: SIGTERM, then SIGKILL. */
+  async terminate(why: string): Promise<void> {
+    this.#endReason ??= why;
+    if (this.#transport instanceof ChildProcessTransport)
+      await this.#transport.terminate(this.#options.killGraceMs);
+    else await this.close();
+  }
+
+  async close(): Promise<void> {
+    this.#watchdog?.stop();
+    await this.client.close().catch(() => undefined);
+  }
+
+  async #start(): Promise<void> {
+    const transport = this.#transport;
+    transport.onclose = () => this.#onClosed();
+    transport.onerror = (error) => {
+      if (error instanceof MalformedMessageError) void this.terminate(`protocol violation: ${error.message}`);
+    };
+    if (transport instanceof ChildProcessTransport) {
+      const watchdog = new CancelWatchdog(
+        this.#options.cancelGraceMs,
+        this.#options.deps,
+        (timeoutMs) => this.list(timeoutMs),
+        (why) => void this.terminate(`the server ignored cancellation: ${why}`),
+      );
+      this.#watchdog = watchdog;
+      transport.onOutbound = (message) => watchdog.outbound(message);
+      transport.onInbound = (message) => watchdog.inbound(message);
+    }
+    await this.client.connect(transport, { timeout: this.#options.connectTimeoutMs });
+    await this.list(this.#options.connectTimeoutMs);
+  }
+
+  #onClosed(): void {
+    if (this.#lost) return;
+    this.#lost = true;
+    this.#watchdog?.stop();
+    const stderr = this.#transport instanceof ChildProcessTransport ? this.#transport.stderrTail.trim() : '';
+    const why =
+      this.#endReason ??
+      (stderr === '' ? 'the server closed the connection' : `the server exited: ${stderr.slice(-300)}`);
+    this.#events.onLost(this, why);
+  }
+
+  #makeTransport(): ChildProcessTransport | StreamableHTTPClientTransport {
+    const t = this.#options.transport;
+    if (t.kind === 'stdio') {
+      return new ChildProcessTransport(
+        { command: t.command, args: t.args ?? [], env: t.env, cwd: t.cwd },
+        this.#options.deps,
+      );
+    }
+    return new StreamableHTTPClientTransport(new URL(t.url), {
+      requestInit: { headers: { ...t.headers } },
+    });
+  }
+}
+
+function negotiation(choice: ProtocolChoice): VersionNegotiationMode {
+  return typeof choice === 'string' ? choice : { pin: choice.pin };
+}
