@@ -134,6 +134,31 @@ const MUTANTS = [
     'if (false)',
   ],
   [
+    'breaker never opens',
+    `${src}policies/tool-policies.ts`,
+    '    if (policy.breaker !== false) {\n      this.#counter',
+    '    if (false) {\n      this.#counter',
+  ],
+  [
+    'tools that change something are retried',
+    `${src}policies/tool-policies.ts`,
+    'retries: tool.readOnly ? (',
+    'retries: true ? (',
+  ],
+  [
+    'retries ignore the time budget',
+    `${loop}invoke-tool.ts`,
+    'if (env.deps.now() + backoff.duration >= endsAt) break;',
+    '',
+  ],
+  ['fallback never used', `${loop}execute-action.ts`, '    tool.fallback === undefined ||', '    true ||'],
+  [
+    'another tenant’s row distinguishable from none',
+    `${loop}execute-action.ts`,
+    "if (layer === 'status' && (code === 'NOT_FOUND' || code === 'PERMISSION_DENIED')) {",
+    'if (false) {',
+  ],
+  [
     'timeouts need not nest',
     `${src}timeout-hierarchy.ts`,
     'if (modelTimeoutMs < toolBudgetMs) {',

@@ -2,7 +2,7 @@ import type { Decision, ParseFailure, ParseVia } from './decision/index.js';
 import type { ErrorCode } from './errors.js';
 import type { RunLimits } from './limits.js';
 import type { ToolCall, Usage } from './model.js';
-import type { Observation } from './observation.js';
+import type { Degraded, Observation } from './observation.js';
 import type { TimeoutHierarchy } from './timeout-hierarchy.js';
 
 export type RunStatus = 'success' | 'stopped' | 'cancelled' | 'error';
@@ -106,6 +106,8 @@ export interface MessageEvent extends EventBase {
   readonly format: 'structured' | 'raw';
   readonly intent: 'answer' | 'ask' | 'notice';
   readonly demo: boolean;
+  /** Present when a fallback answered for a failing tool during the run: what was lost. */
+  readonly degraded?: readonly Degraded[] | undefined;
 }
 
 export interface ErrorEvent extends EventBase {

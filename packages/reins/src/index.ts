@@ -21,11 +21,23 @@ export {
   type Validation,
 } from './decision/index.js';
 export {
+  createToolPolicies,
+  defaultToolPolicies,
+  ToolPolicies,
+  DEFAULT_TOOL_POLICY,
+  type ToolPoliciesOptions,
+  type ToolCallReport,
+  type BreakerState,
+  type ResolvedPolicy,
+} from './policies/tool-policies.js';
+export {
   defineTool,
   type Tool,
   type AnyTool,
   type ToolContext,
   type ToolProgress,
+  type ToolPolicy,
+  type ToolFallback,
   type CheckResult,
 } from './tool.js';
 export type {
@@ -39,7 +51,13 @@ export type {
   Usage,
 } from './model.js';
 export { estimateTokens } from './model.js';
-export type { Observation, ObservationError, ObservationLayer, ObservationStatus } from './observation.js';
+export type {
+  Observation,
+  ObservationError,
+  ObservationLayer,
+  ObservationStatus,
+  Degraded,
+} from './observation.js';
 export type {
   RunEvent,
   RunStatus,

@@ -29,4 +29,19 @@ export interface Observation {
   /** What produced it: `tool:<name>` or `runtime` (refused before the tool ran). */
   readonly source: string;
   readonly durationMs: number;
+  /** Tool calls made for this act, when more than one (retries). */
+  readonly attempts?: number;
+  /** Set when a fallback answered instead of the tool: what failed and what is lost. */
+  readonly degraded?: Degraded;
+}
+
+/** The label of a degraded observation (stamped by the runtime, never by the model). */
+export interface Degraded {
+  /** The tool that failed (or whose breaker is open). */
+  readonly tool: string;
+  /** The fallback tool that answered. */
+  readonly fallback: string;
+  readonly reason: { readonly code: ErrorCode; readonly message: string };
+  /** What the answer lacks, from the tool's `fallback.lost`. */
+  readonly lost: string;
 }

@@ -9,6 +9,7 @@ import type {
   StopReason,
 } from './events.js';
 import type { RunLimits } from './limits.js';
+import type { Degraded } from './observation.js';
 
 export const RUN_RECORD_VERSION = 1;
 
@@ -39,6 +40,8 @@ export interface RunRecord {
   /** Never blank: the answer, the stop notice, or what went wrong. */
   readonly final_answer: string;
   readonly format: 'structured' | 'raw';
+  /** Fallbacks that answered for failing tools: the answer is degraded, and this says how. */
+  readonly degraded?: readonly Degraded[] | undefined;
   readonly intent: 'answer' | 'ask' | 'notice' | 'error' | 'cancelled';
   readonly error?: { readonly code: string; readonly message: string } | undefined;
   readonly limits: RunLimits;
@@ -81,7 +84,12 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
   }
   const answer =
     message !== undefined
-      ? { final_answer: message.text, format: message.format, intent: message.intent }
+      ? {
+          final_answer: message.text,
+          format: message.format,
+          intent: message.intent,
+          degraded: message.degraded,
+        }
       : error !== undefined
         ? { final_answer: error.message, format: 'structured' as const, intent: 'error' as const }
         : {

@@ -17,7 +17,11 @@ export interface TimeoutHierarchy {
 }
 
 export const DEFAULT_MODEL_TIMEOUT_MS = 30_000;
-/** Tries per tool call: 1 until per-tool retries exist (issue 5). */
+/**
+ * Tool timeouts that one act can spend: 1, because a tool's retries share its timeout (a
+ * timed-out attempt is not retried, and no retry starts that the remaining budget cannot
+ * hold). So `timeoutMs` bounds the whole act, and × 1.5 is the slack above it.
+ */
 export const TOOL_TRIES = 1;
 
 export function timeoutHierarchy(limits: RunLimits, tools: readonly AnyTool[]): TimeoutHierarchy {

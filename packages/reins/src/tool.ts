@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { ErrorCode } from './errors.js';
+import { checkPolicy } from './policies/tool-policies.js';
 import { MAX_TIMER_MS } from './limits.js';
 import type { Principal } from './principal.js';
 
@@ -31,6 +32,35 @@ export interface ToolProgress {
   readonly message?: string;
 }
 
+/**
+ * How calls of a tool are guarded, across runs. Declared on the tool; an app may override it
+ * per tool name (`createToolPolicies({ overrides })`).
+ */
+export interface ToolPolicy {
+  /**
+   * Extra attempts after a transient failure (`SERVICE_UNAVAILABLE`, `RATE_LIMITED`), with
+   * exponential backoff and jitter; read-only tools only (a tool that changes something is
+   * never called twice by the runtime). Default 2. All attempts share the tool's timeout.
+   */
+  readonly retries?: number;
+  /**
+   * Circuit breaker: after `failures` consecutive failed attempts (default 3) the tool is not
+   * called for `openMs` (default 300 000); then one probe call decides closed or open again.
+   * `false` turns it off.
+   */
+  readonly breaker?: false | { readonly failures?: number; readonly openMs?: number };
+  /** Calls of this tool running at the same time, across runs; more are refused (`RATE_LIMITED`). Default: no cap. */
+  readonly concurrency?: number;
+}
+
+/** Where a failing tool's calls go instead, and what the answer loses by it (said to the user). */
+export interface ToolFallback {
+  /** The name of another tool of the same run; it gets the same input. */
+  readonly tool: string;
+  /** What the fallback cannot do that the primary could, e.g. "handwriting is not recognized". */
+  readonly lost: string;
+}
+
 /** A business rule on a tool's output: `true` passes; a string or error data fails. */
 export type CheckResult = true | string | { readonly code: ErrorCode; readonly message: string };
 
@@ -44,8 +74,14 @@ export type CheckResult = true | string | { readonly code: ErrorCode; readonly m
  * - `run` receives validated input only, and may throw `ToolError` for typed failures.
  * - The result must pass `output` (schema) and `check` (business rule) before the model sees
  *   it; it is then sanitized (PII masked).
- * - `timeoutMs` bounds one call (default: the run's `toolTimeoutMs`).
- * - `readOnly` says the tool changes nothing (later: retries and approval depend on it).
+ * - `timeoutMs` bounds one call, retries included (default: the run's `toolTimeoutMs`).
+ * - `readOnly` says the tool changes nothing: only such tools are retried, run side by side,
+ *   and run without approval.
+ * - `policy`: retries, circuit breaker, concurrency cap (see `ToolPolicy`).
+ * - `fallback`: the tool that answers, labeled degraded, when this one fails or its breaker
+ *   is open.
+ * - `needsApproval`: the run pauses for the user's approval of the exact input before each
+ *   call. Default: `!readOnly`.
  */
 export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -54,6 +90,9 @@ export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   readonly output: O;
   readonly readOnly: boolean;
   readonly timeoutMs?: number;
+  readonly policy?: ToolPolicy;
+  readonly fallback?: ToolFallback;
+  readonly needsApproval?: boolean;
   check?(output: z.output<O>, input: z.output<I>): CheckResult;
   run(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
 }
@@ -73,6 +112,10 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: Tool<
   }
   if (tool.timeoutMs !== undefined && !(tool.timeoutMs > 0 && tool.timeoutMs <= MAX_TIMER_MS)) {
     throw new TypeError(`tool ${tool.name}: timeoutMs must be > 0 and ≤ ${MAX_TIMER_MS}`);
+  }
+  checkPolicy(tool.name, tool.policy);
+  if (tool.fallback !== undefined && tool.fallback.tool === tool.name) {
+    throw new TypeError(`tool ${tool.name}: a tool cannot be its own fallback`);
   }
   const input = tool.input instanceof z.ZodObject ? (tool.input.strict() as unknown as I) : tool.input;
   return Object.freeze({ ...tool, input });

@@ -1,11 +1,12 @@
 import type { ErrorCode } from '../errors.js';
 import { describeThrown } from '../errors.js';
-import type { Observation, ObservationLayer, ObservationStatus } from '../observation.js';
+import type { Degraded, Observation, ObservationLayer, ObservationStatus } from '../observation.js';
 import type { Principal } from '../principal.js';
 import { maskPii, maskPiiText } from '../sanitize/mask-pii.js';
 import type { AnyTool, CheckResult, ToolProgress } from '../tool.js';
 import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
+import type { ToolPolicies } from '../policies/tool-policies.js';
 import type { AbortLike } from './run-abort.js';
 import { checkAgainst, describeIssues } from './validate-io.js';
 import { toolSpec } from './tool-catalog.js';
@@ -19,6 +20,8 @@ export interface ActEnv {
   readonly signal: AbortLike;
   readonly defaultTimeoutMs: number;
   readonly deps: RunDeps;
+  /** The tools' guards (breakers, caps) and metrics hooks, shared across runs (default: `defaultToolPolicies`). */
+  readonly policies?: ToolPolicies | undefined;
   /** Where tools' progress reports go (the loop, which sets it when it starts); absent = dropped. */
   progress?: ToolProgressSink | undefined;
 }
@@ -31,9 +34,12 @@ export interface ActRequest {
   readonly actId: string;
   readonly tool: string;
   readonly input: unknown;
+  /** Set for a fallback's own call: its fallback is not followed. */
+  readonly noFallback?: boolean;
 }
 
 interface Outcome {
+  readonly attempts?: number | undefined;
   readonly result?: unknown;
   readonly code?: ErrorCode;
   readonly message?: string;
@@ -79,9 +85,61 @@ export function actOn(
     return observe(request, env, started, 'rejected', outcome, 'runtime');
   }
   const invoked = invokeTool(tool, input.value, request.actId, env);
-  return invoked instanceof Promise
-    ? invoked.then((settled) => checkResult(request, env, started, tool, input.value, settled))
-    : checkResult(request, env, started, tool, input.value, invoked);
+  if (invoked instanceof Promise) {
+    return invoked.then((settled) =>
+      orFallback(checkResult(request, env, started, tool, input.value, settled), tool, request, env, started),
+    );
+  }
+  return orFallback(
+    checkResult(request, env, started, tool, input.value, invoked),
+    tool,
+    request,
+    env,
+    started,
+  );
+}
+
+/** Failures that a fallback may cover: the tool (or what is behind it) is failing, not the input. */
+const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set([
+  'SERVICE_UNAVAILABLE',
+  'TIMEOUT',
+  'RATE_LIMITED',
+  'INTERNAL',
+  'INVALID_OUTPUT',
+]);
+
+/**
+ * When the tool failed in a way its fallback can cover (and the run goes on), the fallback
+ * tool answers the same input through the same checks, labeled `degraded`. One level: a
+ * fallback's own fallback is not followed.
+ */
+function orFallback(
+  observation: Observation,
+  tool: AnyTool,
+  request: ActRequest,
+  env: ActEnv,
+  started: number,
+): Observation | Promise<Observation> {
+  const error = observation.error;
+  if (
+    tool.fallback === undefined ||
+    request.noFallback === true ||
+    error === undefined ||
+    !FALLBACK_CODES.has(error.code)
+  )
+    return observation;
+  if (env.signal.aborted) return observation;
+  const backup = env.registry.get(tool.fallback.tool);
+  if (backup === undefined) return observation;
+  const degraded: Degraded = {
+    tool: tool.name,
+    fallback: backup.name,
+    reason: { code: error.code, message: error.message },
+    lost: tool.fallback.lost,
+  };
+  const label = (answer: Observation): Observation => ({ ...answer, tool: tool.name, degraded });
+  const answered = actOn({ ...request, tool: backup.name, noFallback: true }, env, started);
+  return answered instanceof Promise ? answered.then(label) : label(answered);
 }
 
 function checkResult(
@@ -94,12 +152,19 @@ function checkResult(
 ): Observation {
   if (!invoked.ok) return observe(request, env, started, invoked.status, invoked);
   const output = checkAgainst(tool.output, invoked.output, {});
+  const attempts = invoked.attempts;
   if (!output.ok) {
     const message = `${tool.name} returned a result that fails its output schema: ${describeIssues(output.issues)}`;
-    return observe(request, env, started, 'error', { code: 'INVALID_OUTPUT', message, layer: 'schema' });
+    return observe(request, env, started, 'error', {
+      code: 'INVALID_OUTPUT',
+      message,
+      layer: 'schema',
+      attempts,
+    });
   }
   const verdict = runCheck(tool, output.value, input);
-  if (verdict !== true) return observe(request, env, started, 'error', { ...verdict, layer: 'check' });
+  if (verdict !== true)
+    return observe(request, env, started, 'error', { ...verdict, layer: 'check', attempts });
   let masked: unknown;
   try {
     masked = maskPii(output.value);
@@ -107,7 +172,7 @@ function checkResult(
     const message = `${tool.name} returned a result that is not JSON: ${describeThrown(thrown)}`;
     return observe(request, env, started, 'error', { code: 'INVALID_OUTPUT', message, layer: 'schema' });
   }
-  return observe(request, env, started, 'ok', { result: masked });
+  return observe(request, env, started, 'ok', { result: masked, attempts: invoked.attempts });
 }
 
 function observe(
@@ -120,14 +185,36 @@ function observe(
 ): Observation {
   const { actId, tool } = request;
   const durationMs = env.deps.now() - started;
-  if (status === 'ok') return { actId, tool, status, result: outcome.result, source, durationMs };
+  const attempts = outcome.attempts;
+  const policies = env.policies;
+  if (status === 'ok') {
+    if (policies?.reporting === true) policies.report({ tool, status, durationMs, attempts: attempts ?? 1 });
+    return attempts === undefined
+      ? { actId, tool, status, result: outcome.result, source, durationMs }
+      : { actId, tool, status, result: outcome.result, source, durationMs, attempts };
+  }
+  const layer = outcome.layer ?? 'status';
+  let code = outcome.code ?? 'INTERNAL';
+  let message = maskPiiText(outcome.message ?? '');
+  let details = outcome.details;
+  if (layer === 'status' && (code === 'NOT_FOUND' || code === 'PERMISSION_DENIED')) {
+    // A row of another tenant and no row at all must look the same to the model.
+    code = 'NOT_FOUND';
+    message = `${tool}: not found`;
+    details = undefined;
+  }
   const error = {
-    code: outcome.code ?? 'INTERNAL',
-    message: maskPiiText(outcome.message ?? ''),
-    layer: outcome.layer ?? 'status',
-    ...(outcome.details === undefined ? {} : { details: safeMask(outcome.details) }),
+    code,
+    message,
+    layer,
+    ...(details === undefined ? {} : { details: safeMask(details) }),
   };
-  return { actId, tool, status, error, source, durationMs };
+  if (policies?.reporting === true) {
+    policies.report({ tool, status, code, durationMs, attempts: attempts ?? (source === 'runtime' ? 0 : 1) });
+  }
+  return attempts === undefined
+    ? { actId, tool, status, error, source, durationMs }
+    : { actId, tool, status, error, source, durationMs, attempts };
 }
 
 function runCheck(

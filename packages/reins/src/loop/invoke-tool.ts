@@ -5,16 +5,21 @@ import type { AnyTool, ToolContext, ToolProgress } from '../tool.js';
 import { RUN_DEADLINE, TOOL_TIMEOUT } from './abort-reasons.js';
 import type { ActEnv, ToolProgressSink } from './execute-action.js';
 import { isThenable } from '../util/is-thenable.js';
+import { ExponentialBackoff, type IBackoff } from 'cockatiel';
+import { RETRYABLE, defaultToolPolicies, type ToolGuard } from '../policies/tool-policies.js';
+import type { RunDeps } from '../util/deps.js';
 import { ownLazySignal } from '../util/own-lazy-signal.js';
 
+/** The outcome of an act's tool call; `attempts` is set when it took more than one. */
 export type Invocation =
-  | { readonly ok: true; readonly output: unknown }
+  | { readonly ok: true; readonly output: unknown; readonly attempts?: number }
   | {
       readonly ok: false;
       readonly status: ObservationStatus;
       readonly code: ErrorCode;
       readonly message: string;
       readonly details?: unknown;
+      readonly attempts?: number;
     };
 
 /**
@@ -42,6 +47,23 @@ class ActStop {
     this.stopped = { reason };
     this.#abandon?.(reason);
     this.#controller?.abort(reason);
+  }
+
+  stopReason(): unknown {
+    return this.stopped?.reason;
+  }
+
+  /** Resolves true after `ms`, or false as soon as the act is stopped. */
+  async wait(ms: number, deps: RunDeps): Promise<boolean> {
+    let timer: unknown;
+    try {
+      await this.race(new Promise((resolve) => (timer = deps.setTimer(() => resolve(undefined), ms))));
+      return true;
+    } catch {
+      return false;
+    } finally {
+      deps.clearTimer(timer);
+    }
   }
 
   /** Settles with `pending`, or rejects as soon as the act is stopped. */
@@ -96,9 +118,10 @@ class ActContext implements ToolContext {
 const ACT_SIGNAL = ownLazySignal<ActContext>((ctx) => ActContext.signalOf(ctx));
 
 /**
- * Runs the tool under its timeout and the run's signal. A tool that returns synchronously
- * needs neither (nothing can interrupt it): it is answered synchronously, with no timer,
- * listener or promise.
+ * Runs the tool under its policies (`ToolGuard`: breaker, concurrency cap; retries for
+ * read-only tools), its timeout (one budget for all attempts) and the run's signal. A tool
+ * that returns synchronously while its guard has nothing to record needs none of it: it is
+ * answered synchronously, with no timer, listener or promise.
  */
 export function invokeTool(
   tool: AnyTool,
@@ -107,44 +130,109 @@ export function invokeTool(
   env: ActEnv,
 ): Invocation | Promise<Invocation> {
   if (env.signal.aborted) return stoppedBy(env.signal.reason, tool, 0);
+  const guard = (env.policies ?? defaultToolPolicies).guardFor(tool);
   const act = new ActStop();
   const ctx = new ActContext(env, actId, tool.name, act);
+  if (!guard.direct) return runAttempts(tool, input, ctx, act, env, guard, undefined);
+  const first = callTool(tool, input, ctx);
+  if (isThenable(first)) return runAttempts(tool, input, ctx, act, env, guard, first);
+  if (first.ok || !RETRYABLE.has(first.code) || guard.policy.retries === 0) {
+    act.ended = true;
+    if (!first.ok) guard.recordDirectFailure(first);
+    return first;
+  }
+  return runAttempts(tool, input, ctx, act, env, guard, first);
+}
+
+/** One call of the tool: its synchronous outcome, or the pending promise it returned. */
+function callTool(tool: AnyTool, input: unknown, ctx: ActContext): Invocation | PromiseLike<unknown> {
   let value: unknown;
   try {
     value = tool.run(input, ctx);
   } catch (thrown) {
-    act.ended = true;
     return failedWith(thrown, tool);
   }
-  if (isThenable(value)) return settleAsync(tool, value, act, env);
-  act.ended = true;
-  return { ok: true, output: value };
+  return isThenable(value) ? value : { ok: true, output: value };
 }
 
-async function settleAsync(
+/**
+ * The attempts of one act, under one timer: the first (maybe already made, directly), then
+ * retries of transient failures with exponential backoff and jitter (cockatiel), each through
+ * the guard, while the budget lasts and the act is not stopped.
+ */
+async function runAttempts(
   tool: AnyTool,
-  pending: PromiseLike<unknown>,
+  input: unknown,
+  ctx: ActContext,
   act: ActStop,
   env: ActEnv,
+  guard: ToolGuard,
+  first: Invocation | PromiseLike<unknown> | undefined,
 ): Promise<Invocation> {
   const timeoutMs = tool.timeoutMs ?? env.defaultTimeoutMs;
+  const endsAt = env.deps.now() + timeoutMs;
   const onRunAbort = (): void => act.stop(env.signal.reason);
   // The run may have been aborted while the tool's synchronous part ran.
   if (env.signal.aborted) onRunAbort();
   else env.signal.addEventListener('abort', onRunAbort, { once: true });
   const timer = env.deps.setTimer(() => act.stop(TOOL_TIMEOUT), timeoutMs);
+  const refused = (code: ErrorCode, message: string): Invocation => ({
+    ok: false,
+    status: 'rejected',
+    code,
+    message,
+  });
+  const attempt = (): Promise<Invocation> => settle(callTool(tool, input, ctx), act, tool, timeoutMs);
+  let backoff: IBackoff<unknown> | undefined;
+  let result: Invocation;
+  let attempts = 0;
   try {
-    return { ok: true, output: await act.race(pending) };
-  } catch (thrown) {
-    return act.stopped === undefined
-      ? failedWith(thrown, tool)
-      : stoppedBy(act.stopped.reason, tool, timeoutMs);
+    for (;;) {
+      if (first !== undefined) {
+        result = await settle(first, act, tool, timeoutMs);
+        first = undefined;
+        if (!result.ok) guard.recordDirectFailure(result);
+      } else {
+        result = await guard.run(attempt, refused);
+      }
+      attempts++;
+      if (result.ok || act.stopped !== undefined || result.status === 'rejected') break;
+      if (!RETRYABLE.has(result.code) || attempts > guard.policy.retries) break;
+      backoff = backoff === undefined ? RETRY_BACKOFF.next() : backoff.next(undefined);
+      // No retry that the budget cannot hold; a stop during the wait ends the act.
+      if (env.deps.now() + backoff.duration >= endsAt) break;
+      if (!(await act.wait(backoff.duration, env.deps))) {
+        result = stoppedBy(act.stopReason(), tool, timeoutMs);
+        break;
+      }
+    }
   } finally {
     act.ended = true;
     env.deps.clearTimer(timer);
     env.signal.removeEventListener('abort', onRunAbort);
   }
+  return attempts > 1 ? { ...result, attempts } : result;
 }
+
+/** An attempt's outcome; a pending one is raced against the act's stop. */
+async function settle(
+  outcome: Invocation | PromiseLike<unknown>,
+  act: ActStop,
+  tool: AnyTool,
+  timeoutMs: number,
+): Promise<Invocation> {
+  if (!isThenable(outcome)) return outcome;
+  try {
+    return { ok: true, output: await act.race(outcome) };
+  } catch (thrown) {
+    return act.stopped === undefined
+      ? failedWith(thrown, tool)
+      : stoppedBy(act.stopped.reason, tool, timeoutMs);
+  }
+}
+
+// Retry delays: exponential from 100 ms, capped at 2 s, with decorrelated jitter (cockatiel's default generator).
+const RETRY_BACKOFF = new ExponentialBackoff({ initialDelay: 100, maxDelay: 2_000 });
 
 function stoppedBy(reason: unknown, tool: AnyTool, timeoutMs: number): Invocation {
   if (reason === TOOL_TIMEOUT) {

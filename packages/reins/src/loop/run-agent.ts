@@ -13,6 +13,7 @@ import { runLoop } from './run-loop.js';
 import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
 import { toolSet } from './tool-catalog.js';
 import { timeoutHierarchy } from '../timeout-hierarchy.js';
+import { defaultToolPolicies, type ToolPolicies } from '../policies/tool-policies.js';
 
 export interface RunAgentOptions {
   readonly query: string;
@@ -28,6 +29,11 @@ export interface RunAgentOptions {
   readonly agent?: string;
   readonly runId?: string;
   readonly deps?: Partial<RunDeps>;
+  /**
+   * The tools' guards: breakers and concurrency caps that outlast a run, policy overrides,
+   * metrics hooks. Default: `defaultToolPolicies`, shared by all runs of the process.
+   */
+  readonly policies?: ToolPolicies;
 }
 
 /** A started run: iterate it for live events (each iterator replays from `start`). */
@@ -82,6 +88,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       signal: abort,
       defaultTimeoutMs: limits.toolTimeoutMs,
       deps,
+      policies: options.policies ?? defaultToolPolicies,
       progress: undefined, // the loop connects itself (one object per run, not a copy)
     },
   }).then(cleanup, (thrown: unknown) => {

@@ -9,7 +9,7 @@ import { describeThrown } from '../errors.js';
 import type { ReasonStep, RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import type { Model, ToolSpec } from '../model.js';
-import type { Observation } from '../observation.js';
+import type { Degraded, Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_DEADLINE } from './abort-reasons.js';
 import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
@@ -58,6 +58,8 @@ class ReactLoop implements DeltaSink, ToolProgressSink {
   #inputTokens = 0;
   #outputTokens = 0;
   #completed = 0;
+  /** Fallbacks that answered during the run; the message says what was lost. */
+  #degraded: Degraded[] | undefined;
   /** The step whose model call is in flight (0: none), for streamed deltas. */
   #modelStep = 0;
   readonly #modelCall: ModelCallSlot = {};
@@ -282,6 +284,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink {
   }
 
   #observed(step: number, observation: Observation, actStart: number): void {
+    if (observation.degraded !== undefined) (this.#degraded ??= []).push(observation.degraded);
     const endedAt = actStart + observation.durationMs; // no second clock read
     this.#ctx.log.append(
       {
@@ -347,7 +350,8 @@ class ReactLoop implements DeltaSink, ToolProgressSink {
     this.#completed = step;
     if (next.kind === 'answer') {
       const { text, format, intent } = next;
-      this.#ctx.log.append({ type: 'message', text, format, intent, demo: this.#demo });
+      const degraded = this.#degraded;
+      this.#ctx.log.append({ type: 'message', text, format, intent, demo: this.#demo, degraded });
       return this.#done('success');
     }
     this.#notice(next.reason);
@@ -362,7 +366,14 @@ class ReactLoop implements DeltaSink, ToolProgressSink {
 
   #notice(reason: StopReason): void {
     const text = stopNotice(reason, this.#ctx.limits);
-    this.#ctx.log.append({ type: 'message', text, format: 'structured', intent: 'notice', demo: this.#demo });
+    this.#ctx.log.append({
+      type: 'message',
+      text,
+      format: 'structured',
+      intent: 'notice',
+      demo: this.#demo,
+      degraded: this.#degraded,
+    });
   }
 
   #done(status: RunStatus, stopReason?: StopReason): void {

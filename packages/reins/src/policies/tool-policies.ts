@@ -1,0 +1,226 @@
+import {
+  BrokenCircuitError,
+  BulkheadPolicy,
+  BulkheadRejectedError,
+  IsolatedCircuitError,
+  CircuitBreakerPolicy,
+  CircuitState,
+  ConsecutiveBreaker,
+  bulkhead,
+  circuitBreaker,
+  handleWhenResult,
+} from 'cockatiel';
+import type { ErrorCode } from '../errors.js';
+import type { AnyTool, ToolPolicy } from '../tool.js';
+
+/** A tool policy with every default filled in. */
+export interface ResolvedPolicy {
+  readonly retries: number;
+  readonly breaker: false | { readonly failures: number; readonly openMs: number };
+  readonly concurrency: number | undefined;
+}
+
+export const DEFAULT_TOOL_POLICY: ResolvedPolicy = Object.freeze({
+  retries: 2,
+  breaker: Object.freeze({ failures: 3, openMs: 300_000 }),
+  concurrency: undefined,
+});
+
+/** Codes worth another attempt: the service may answer next time. A timeout is not retried (it spent the budget). */
+export const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['SERVICE_UNAVAILABLE', 'RATE_LIMITED']);
+/** Codes that say the tool (or what is behind it) is failing: they count toward its breaker. */
+export const BREAKER_FAILURES: ReadonlySet<ErrorCode> = new Set([
+  'SERVICE_UNAVAILABLE',
+  'RATE_LIMITED',
+  'TIMEOUT',
+  'INTERNAL',
+]);
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** One guarded call, for metrics: which tool, how it ended, how long, how many attempts. */
+export interface ToolCallReport {
+  readonly tool: string;
+  readonly status: 'ok' | 'error' | 'timeout' | 'rejected';
+  readonly code?: ErrorCode | undefined;
+  readonly durationMs: number;
+  readonly attempts: number;
+}
+
+export interface ToolPoliciesOptions {
+  /** Per tool name: replaces the tool's own policy fields that are given. */
+  readonly overrides?: Readonly<Record<string, ToolPolicy>>;
+  /** Metrics hook: every call, after its last attempt. */
+  onCall?(report: ToolCallReport): void;
+  /** Metrics hook: a tool's breaker changed state. */
+  onBreaker?(tool: string, state: BreakerState): void;
+}
+
+/** The guard state of one tool: its breaker and concurrency cap (cockatiel), shared by all runs. */
+export class ToolGuard {
+  readonly policy: ResolvedPolicy;
+  readonly #breaker: CircuitBreakerPolicy | undefined;
+  readonly #counter: ConsecutiveBreaker | undefined;
+  readonly #bulkhead: BulkheadPolicy | undefined;
+
+  constructor(
+    readonly tool: string,
+    policy: ResolvedPolicy,
+    onBreaker: ((tool: string, state: BreakerState) => void) | undefined,
+  ) {
+    this.policy = policy;
+    if (policy.breaker !== false) {
+      this.#counter = new ConsecutiveBreaker(policy.breaker.failures);
+      // The breaker judges returned attempts (failures are data here, not exceptions).
+      this.#breaker = circuitBreaker(
+        handleWhenResult((result) => isBreakerFailure(result)),
+        { halfOpenAfter: policy.breaker.openMs, breaker: this.#counter },
+      );
+      if (onBreaker !== undefined) {
+        this.#breaker.onStateChange((state) => onBreaker(tool, breakerState(state)));
+      }
+    }
+    if (policy.concurrency !== undefined) this.#bulkhead = bulkhead(policy.concurrency, 0);
+  }
+
+  get breakerState(): BreakerState {
+    return this.#breaker === undefined ? 'closed' : breakerState(this.#breaker.state);
+  }
+
+  /**
+   * True when an attempt may run directly, without going through the policies: the breaker
+   * is closed with no failure counted and there is no concurrency cap. Then a success changes
+   * no state, and the call can stay synchronous.
+   */
+  get direct(): boolean {
+    return (
+      this.#bulkhead === undefined &&
+      (this.#breaker === undefined ||
+        (this.#breaker.state === CircuitState.Closed && this.#counter?.state === 0))
+    );
+  }
+
+  /**
+   * Runs one attempt through the concurrency cap and the breaker. An open breaker or a full
+   * cap refuses without calling `attempt`, as data.
+   */
+  async run<T extends AttemptResult>(
+    attempt: () => T | Promise<T>,
+    refused: (code: ErrorCode, why: string) => T,
+  ): Promise<T> {
+    const guarded =
+      this.#breaker === undefined ? attempt : () => (this.#breaker as CircuitBreakerPolicy).execute(attempt);
+    try {
+      return this.#bulkhead === undefined ? await guarded() : await this.#bulkhead.execute(guarded);
+    } catch (thrown) {
+      if (thrown instanceof BulkheadRejectedError) {
+        return refused('RATE_LIMITED', `${this.tool} is already running ${this.policy.concurrency} calls`);
+      }
+      if (thrown instanceof BrokenCircuitError || thrown instanceof IsolatedCircuitError) {
+        return refused(
+          'SERVICE_UNAVAILABLE',
+          `${this.tool} is failing: its circuit breaker is open, so it was not called`,
+        );
+      }
+      throw thrown;
+    }
+  }
+
+  /** Tells the breaker about an attempt that ran directly and failed (a success changes nothing). */
+  recordDirectFailure(result: AttemptResult): void {
+    if (this.#breaker === undefined || !isBreakerFailure(result)) return;
+    void this.#breaker.execute(() => result).catch(() => undefined);
+  }
+}
+
+/** What the guard needs to know of an attempt's outcome. */
+export interface AttemptResult {
+  readonly ok: boolean;
+  readonly code?: ErrorCode;
+}
+
+function isBreakerFailure(result: unknown): boolean {
+  const attempt = result as AttemptResult | undefined;
+  return attempt?.ok === false && attempt.code !== undefined && BREAKER_FAILURES.has(attempt.code);
+}
+
+function breakerState(state: CircuitState): BreakerState {
+  if (state === CircuitState.Closed) return 'closed';
+  return state === CircuitState.HalfOpen ? 'half_open' : 'open';
+}
+
+/**
+ * The guards of an app's tools (by tool object), with configuration overrides and metrics
+ * hooks. Breakers live here, so they outlast a run: create one per app (runs without one
+ * share `defaultToolPolicies`).
+ */
+export class ToolPolicies {
+  readonly #guards = new WeakMap<AnyTool, ToolGuard>();
+  readonly #options: ToolPoliciesOptions;
+
+  constructor(options: ToolPoliciesOptions = {}) {
+    for (const [name, policy] of Object.entries(options.overrides ?? {})) checkPolicy(name, policy);
+    this.#options = options;
+  }
+
+  guardFor(tool: AnyTool): ToolGuard {
+    let guard = this.#guards.get(tool);
+    if (guard === undefined) {
+      guard = new ToolGuard(tool.name, this.policyOf(tool), this.#options.onBreaker);
+      this.#guards.set(tool, guard);
+    }
+    return guard;
+  }
+
+  /** The tool's policy: its own fields, then the app's overrides, then the defaults. */
+  policyOf(tool: AnyTool): ResolvedPolicy {
+    const own = tool.policy ?? {};
+    const override = this.#options.overrides?.[tool.name] ?? {};
+    const breaker = override.breaker ?? own.breaker;
+    return {
+      retries: tool.readOnly ? (override.retries ?? own.retries ?? DEFAULT_TOOL_POLICY.retries) : 0,
+      breaker:
+        breaker === false
+          ? false
+          : {
+              failures: breaker?.failures ?? (DEFAULT_TOOL_POLICY.breaker as { failures: number }).failures,
+              openMs: breaker?.openMs ?? (DEFAULT_TOOL_POLICY.breaker as { openMs: number }).openMs,
+            },
+      concurrency: override.concurrency ?? own.concurrency,
+    };
+  }
+
+  /** True when someone listens to `report` (so callers need not build a report for nobody). */
+  get reporting(): boolean {
+    return this.#options.onCall !== undefined;
+  }
+
+  report(report: ToolCallReport): void {
+    this.#options.onCall?.(report);
+  }
+}
+
+/** Runs without their own `ToolPolicies` share these (breakers are per tool object). */
+export const defaultToolPolicies = new ToolPolicies();
+
+export function createToolPolicies(options?: ToolPoliciesOptions): ToolPolicies {
+  return new ToolPolicies(options);
+}
+
+/** Throws on a policy that would disable a bound by mistake (a programmer error). */
+export function checkPolicy(tool: string, policy: ToolPolicy | undefined): void {
+  if (policy === undefined) return;
+  const int = (value: number | undefined, min: number, max: number, what: string): void => {
+    if (value !== undefined && !(Number.isInteger(value) && value >= min && value <= max)) {
+      throw new TypeError(
+        `tool ${tool}: ${what} must be an integer from ${min} to ${max}, got ${String(value)}`,
+      );
+    }
+  };
+  int(policy.retries, 0, 10, 'policy.retries');
+  int(policy.concurrency, 1, 10_000, 'policy.concurrency');
+  if (policy.breaker !== undefined && policy.breaker !== false) {
+    int(policy.breaker.failures, 1, 1_000, 'policy.breaker.failures');
+    int(policy.breaker.openMs, 1, 2_147_483_647, 'policy.breaker.openMs');
+  }
+}
