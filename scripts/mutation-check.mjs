@@ -59,8 +59,14 @@ const MUTANTS = [
   [
     'input not validated',
     `${loop}execute-action.ts`,
-    'const input = checkAgainst(tool.input, request.input, { refuseKeysOutside: toolSpec(tool).inputSchema });',
-    'const input = { ok: true as const, value: request.input };',
+    '? checkAgainst(tool.input, given, { refuseKeysOutside: inputSchema })',
+    '? { ok: true as const, value: given }',
+  ],
+  [
+    'parameter sandbox off',
+    `${loop}execute-action.ts`,
+    'const given = sandboxInput(',
+    'const given = request.input; void (',
   ],
   [
     'stray keys allowed',

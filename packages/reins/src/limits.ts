@@ -20,6 +20,8 @@ export interface RunLimits {
   readonly maxCallsPerStep: number;
   /** Read-only calls of one step that run at the same time (others run alone, in order). */
   readonly toolConcurrency: number;
+  /** Longest model-written string in a tool input whose schema sets no `maxLength` (trimmed first). */
+  readonly maxStringChars: number;
 }
 
 export const DEFAULT_LIMITS: RunLimits = Object.freeze({
@@ -31,6 +33,7 @@ export const DEFAULT_LIMITS: RunLimits = Object.freeze({
   observationChars: 4_000,
   maxCallsPerStep: 5,
   toolConcurrency: 4,
+  maxStringChars: 100,
 });
 
 /** The longest delay a JavaScript timer honours; longer ones fire after 1 ms. */
@@ -63,5 +66,6 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
     observationChars: overrides.observationChars ?? d.observationChars,
     maxCallsPerStep: overrides.maxCallsPerStep ?? d.maxCallsPerStep,
     toolConcurrency: overrides.toolConcurrency ?? d.toolConcurrency,
+    maxStringChars: overrides.maxStringChars ?? d.maxStringChars,
   });
 }

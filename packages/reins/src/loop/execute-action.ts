@@ -8,7 +8,7 @@ import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
 import type { ToolPolicies } from '../policies/tool-policies.js';
 import type { AbortLike } from './run-abort.js';
-import { checkAgainst, describeIssues } from './validate-io.js';
+import { checkAgainst, describeIssues, sandboxInput, type Checked, type Issue } from './validate-io.js';
 import { toolSpec } from './tool-catalog.js';
 
 /** What acting needs from the run. Shared by the ReAct loop and (later) the plan executor. */
@@ -19,6 +19,8 @@ export interface ActEnv {
   /** Aborts when the run is cancelled or its deadline passes. */
   readonly signal: AbortLike;
   readonly defaultTimeoutMs: number;
+  /** Longest model-written string without its own schema limit (default 100). */
+  readonly maxStringChars?: number;
   readonly deps: RunDeps;
   /** The tools' guards (breakers, caps) and metrics hooks, shared across runs (default: `defaultToolPolicies`). */
   readonly policies?: ToolPolicies | undefined;
@@ -74,7 +76,18 @@ export function actOn(
     const outcome: Outcome = { code: 'UNKNOWN_TOOL', message, layer: 'input' };
     return observe(request, env, started, 'rejected', outcome, 'runtime');
   }
-  const input = checkAgainst(tool.input, request.input, { refuseKeysOutside: toolSpec(tool).inputSchema });
+  const inputSchema = toolSpec(tool).inputSchema;
+  const sandboxIssues: Issue[] = [];
+  const given = sandboxInput(
+    request.input,
+    inputSchema,
+    env.maxStringChars ?? DEFAULT_STRING_CHARS,
+    sandboxIssues,
+  );
+  const input: Checked =
+    sandboxIssues.length === 0
+      ? checkAgainst(tool.input, given, { refuseKeysOutside: inputSchema })
+      : { ok: false, issues: sandboxIssues };
   if (!input.ok) {
     const outcome: Outcome = {
       code: 'INVALID_PARAMETER',
@@ -98,6 +111,9 @@ export function actOn(
     started,
   );
 }
+
+/** The parameter sandbox's cap for strings whose schema sets no `maxLength` (seed 003 §4.4). */
+export const DEFAULT_STRING_CHARS = 100;
 
 /** Failures that a fallback may cover: the tool (or what is behind it) is failing, not the input. */
 const FALLBACK_CODES: ReadonlySet<ErrorCode> = new Set([

@@ -87,6 +87,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       runId,
       signal: abort,
       defaultTimeoutMs: limits.toolTimeoutMs,
+      maxStringChars: limits.maxStringChars,
       deps,
       policies: options.policies ?? defaultToolPolicies,
       progress: undefined, // the loop connects itself (one object per run, not a copy)

@@ -90,6 +90,53 @@ function strayKeys(raw: unknown, schema: unknown, path: string, out: string[]): 
   }
 }
 
+/**
+ * The parameter sandbox for model-written input: every string is trimmed, and a string the
+ * input's JSON Schema does not bound (`maxLength`) may be at most `cap` characters. Returns
+ * the input with trimmed strings (a copy only where something changed) and the issues.
+ */
+export function sandboxInput(
+  value: unknown,
+  schema: unknown,
+  cap: number,
+  issues: Issue[],
+  path = '',
+): unknown {
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    const bounded = isRecord(schema) && typeof schema.maxLength === 'number';
+    if (!bounded && trimmed.length > cap) {
+      issues.push({
+        path: path || '(root)',
+        message: `too long: ${trimmed.length} characters, at most ${cap} for a string without its own limit`,
+      });
+    }
+    return trimmed;
+  }
+  if (typeof value !== 'object' || value === null) return value;
+  const node = isRecord(schema) ? schema : undefined;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const safe = sandboxInput(item, node?.items, cap, issues, `${path}[${i}]`);
+      if (safe !== item) (copy ??= value.slice())[i] = safe;
+    }
+    return copy ?? value;
+  }
+  const properties = node !== undefined && isRecord(node.properties) ? node.properties : undefined;
+  const extra = node?.additionalProperties;
+  let copy: Record<string, unknown> | undefined;
+  const record = value as Record<string, unknown>;
+  for (const key in record) {
+    const item = record[key];
+    const known = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : extra;
+    const safe = sandboxInput(item, known, cap, issues, path === '' ? key : `${path}.${key}`);
+    if (safe !== item) (copy ??= { ...record })[key] = safe;
+  }
+  return copy ?? value;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
