@@ -1,9 +1,8 @@
+import type { BulkheadPolicy, CircuitBreakerPolicy } from 'cockatiel';
 import {
   BrokenCircuitError,
-  BulkheadPolicy,
   BulkheadRejectedError,
   IsolatedCircuitError,
-  CircuitBreakerPolicy,
   CircuitState,
   ConsecutiveBreaker,
   bulkhead,
