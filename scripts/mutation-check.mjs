@@ -165,6 +165,12 @@ const MUTANTS = [
     'if (false) {',
   ],
   [
+    'large results shown whole',
+    `${loop}execute-action.ts`,
+    'if (json !== undefined && json.length * 3 > limit && utf8Bytes(json) > limit) {',
+    'if (false) {',
+  ],
+  [
     'timeouts need not nest',
     `${src}timeout-hierarchy.ts`,
     'if (modelTimeoutMs < toolBudgetMs) {',

@@ -75,6 +75,7 @@ export type {
   ErrorEvent,
   DoneEvent,
 } from './events.js';
+export { memoryBlobStore, readLargeField, blobRefFor, type BlobStore, type BlobRef } from './blob-store.js';
 export { buildRunRecord, RUN_RECORD_VERSION, type RunRecord, type RecordStep } from './record.js';
 export { DEFAULT_LIMITS, resolveLimits, type RunLimits } from './limits.js';
 export { timeoutHierarchy, DEFAULT_MODEL_TIMEOUT_MS, type TimeoutHierarchy } from './timeout-hierarchy.js';

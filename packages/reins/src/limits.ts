@@ -22,6 +22,8 @@ export interface RunLimits {
   readonly toolConcurrency: number;
   /** Longest model-written string in a tool input whose schema sets no `maxLength` (trimmed first). */
   readonly maxStringChars: number;
+  /** A tool result larger than this (UTF-8 bytes of its JSON) is stored by reference, not shown whole. */
+  readonly largeResultBytes: number;
 }
 
 export const DEFAULT_LIMITS: RunLimits = Object.freeze({
@@ -34,6 +36,7 @@ export const DEFAULT_LIMITS: RunLimits = Object.freeze({
   maxCallsPerStep: 5,
   toolConcurrency: 4,
   maxStringChars: 100,
+  largeResultBytes: 100_000,
 });
 
 /** The longest delay a JavaScript timer honours; longer ones fire after 1 ms. */
@@ -67,5 +70,6 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
     maxCallsPerStep: overrides.maxCallsPerStep ?? d.maxCallsPerStep,
     toolConcurrency: overrides.toolConcurrency ?? d.toolConcurrency,
     maxStringChars: overrides.maxStringChars ?? d.maxStringChars,
+    largeResultBytes: overrides.largeResultBytes ?? d.largeResultBytes,
   });
 }

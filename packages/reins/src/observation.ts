@@ -1,3 +1,4 @@
+import type { BlobRef } from './blob-store.js';
 import type { ErrorCode } from './errors.js';
 
 /**
@@ -29,6 +30,11 @@ export interface Observation {
   /** What produced it: `tool:<name>` or `runtime` (refused before the tool ran). */
   readonly source: string;
   readonly durationMs: number;
+  /**
+   * Set when the result was too large for the prompt and the log: `result` is then a marked,
+   * truncated summary, and the whole result is in the run's blob store under `ref`.
+   */
+  readonly resultRef?: BlobRef;
   /** Tool calls made for this act, when more than one (retries). */
   readonly attempts?: number;
   /** Set when a fallback answered instead of the tool: what failed and what is lost. */

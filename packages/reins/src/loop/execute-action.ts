@@ -2,7 +2,8 @@ import type { ErrorCode } from '../errors.js';
 import { describeThrown } from '../errors.js';
 import type { Degraded, Observation, ObservationLayer, ObservationStatus } from '../observation.js';
 import type { Principal } from '../principal.js';
-import { maskPii, maskPiiText } from '../sanitize/mask-pii.js';
+import { maskPii, maskPiiText, toJson } from '../sanitize/mask-pii.js';
+import { blobRefFor, memoryBlobStore, utf8Bytes, type BlobRef, type BlobStore } from '../blob-store.js';
 import type { AnyTool, CheckResult, ToolProgress } from '../tool.js';
 import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
@@ -19,6 +20,10 @@ export interface ActEnv {
   /** Aborts when the run is cancelled or its deadline passes. */
   readonly signal: AbortLike;
   readonly defaultTimeoutMs: number;
+  /** Where results over `largeResultBytes` go (default: `defaultBlobStore`, in-process). */
+  readonly blobStore?: BlobStore | undefined;
+  /** Results larger than this (UTF-8 bytes of their JSON) are stored by reference (default 100 000). */
+  readonly largeResultBytes?: number;
   /** Longest model-written string without its own schema limit (default 100). */
   readonly maxStringChars?: number;
   readonly deps: RunDeps;
@@ -42,6 +47,7 @@ export interface ActRequest {
 
 interface Outcome {
   readonly attempts?: number | undefined;
+  readonly resultRef?: BlobRef;
   readonly result?: unknown;
   readonly code?: ErrorCode;
   readonly message?: string;
@@ -98,18 +104,13 @@ export function actOn(
     return observe(request, env, started, 'rejected', outcome, 'runtime');
   }
   const invoked = invokeTool(tool, input.value, request.actId, env);
-  if (invoked instanceof Promise) {
-    return invoked.then((settled) =>
-      orFallback(checkResult(request, env, started, tool, input.value, settled), tool, request, env, started),
-    );
-  }
-  return orFallback(
-    checkResult(request, env, started, tool, input.value, invoked),
-    tool,
-    request,
-    env,
-    started,
-  );
+  const checked = (settled: Invocation): Observation | Promise<Observation> => {
+    const observation = checkResult(request, env, started, tool, input.value, settled);
+    return observation instanceof Promise
+      ? observation.then((large) => orFallback(large, tool, request, env, started))
+      : orFallback(observation, tool, request, env, started);
+  };
+  return invoked instanceof Promise ? invoked.then(checked) : checked(invoked);
 }
 
 /** The parameter sandbox's cap for strings whose schema sets no `maxLength` (seed 003 §4.4). */
@@ -165,7 +166,7 @@ function checkResult(
   tool: AnyTool,
   input: unknown,
   invoked: Invocation,
-): Observation {
+): Observation | Promise<Observation> {
   if (!invoked.ok) return observe(request, env, started, invoked.status, invoked);
   const output = checkAgainst(tool.output, invoked.output, {});
   const attempts = invoked.attempts;
@@ -188,7 +189,46 @@ function checkResult(
     const message = `${tool.name} returned a result that is not JSON: ${describeThrown(thrown)}`;
     return observe(request, env, started, 'error', { code: 'INVALID_OUTPUT', message, layer: 'schema' });
   }
-  return observe(request, env, started, 'ok', { result: masked, attempts: invoked.attempts });
+  const json = toJson(masked);
+  const limit = env.largeResultBytes ?? DEFAULT_LARGE_RESULT_BYTES;
+  // A JSON string's UTF-8 size is between its length and 3× its length: count only near the line.
+  if (json !== undefined && json.length * 3 > limit && utf8Bytes(json) > limit) {
+    return storeLarge(request, env, started, json, attempts);
+  }
+  return observe(request, env, started, 'ok', { result: masked, attempts });
+}
+
+/** Results over this many UTF-8 bytes (as JSON) are stored by reference (seed 001, lesson 5). */
+export const DEFAULT_LARGE_RESULT_BYTES = 100_000;
+/** Characters of a large result shown to the model, after the marker. */
+const LARGE_PREVIEW_CHARS = 2_000;
+
+/** Runs without their own blob store keep large results here (in-process, bounded). */
+export const defaultBlobStore: BlobStore = memoryBlobStore();
+
+/**
+ * A result too large for the prompt and the log: stored whole in the blob store, the
+ * observation keeps its reference, and the model sees a marked, truncated summary. A store
+ * that fails still leaves the summary, saying the rest was not kept.
+ */
+async function storeLarge(
+  request: ActRequest,
+  env: ActEnv,
+  started: number,
+  json: string,
+  attempts: number | undefined,
+): Promise<Observation> {
+  const ref = blobRefFor(env.runId, request.actId);
+  const bytes = utf8Bytes(json);
+  const preview = `${json.slice(0, LARGE_PREVIEW_CHARS)}…`;
+  try {
+    await (env.blobStore ?? defaultBlobStore).put(ref, json);
+  } catch (thrown) {
+    const result = `[large result: ${bytes} bytes, not stored (${describeThrown(thrown)}); only its first ${LARGE_PREVIEW_CHARS} characters are shown] ${preview}`;
+    return observe(request, env, started, 'ok', { result, attempts });
+  }
+  const result = `[large result: ${bytes} bytes, stored as ${ref}; its first ${LARGE_PREVIEW_CHARS} characters are shown] ${preview}`;
+  return observe(request, env, started, 'ok', { result, resultRef: { ref, bytes }, attempts });
 }
 
 function observe(
@@ -205,9 +245,20 @@ function observe(
   const policies = env.policies;
   if (status === 'ok') {
     if (policies?.reporting === true) policies.report({ tool, status, durationMs, attempts: attempts ?? 1 });
-    return attempts === undefined
-      ? { actId, tool, status, result: outcome.result, source, durationMs }
-      : { actId, tool, status, result: outcome.result, source, durationMs, attempts };
+    const resultRef = outcome.resultRef;
+    if (attempts === undefined && resultRef === undefined) {
+      return { actId, tool, status, result: outcome.result, source, durationMs };
+    }
+    return {
+      actId,
+      tool,
+      status,
+      result: outcome.result,
+      source,
+      durationMs,
+      ...(attempts === undefined ? {} : { attempts }),
+      ...(resultRef === undefined ? {} : { resultRef }),
+    };
   }
   const layer = outcome.layer ?? 'status';
   let code = outcome.code ?? 'INTERNAL';

@@ -14,6 +14,8 @@ import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
 import { toolSet } from './tool-catalog.js';
 import { timeoutHierarchy } from '../timeout-hierarchy.js';
 import { defaultToolPolicies, type ToolPolicies } from '../policies/tool-policies.js';
+import { readLargeField, type BlobStore } from '../blob-store.js';
+import { defaultBlobStore } from './execute-action.js';
 
 export interface RunAgentOptions {
   readonly query: string;
@@ -34,6 +36,8 @@ export interface RunAgentOptions {
    * metrics hooks. Default: `defaultToolPolicies`, shared by all runs of the process.
    */
   readonly policies?: ToolPolicies;
+  /** Where results over `limits.largeResultBytes` are kept (default: in-process, bounded). */
+  readonly blobStore?: BlobStore;
 }
 
 /** A started run: iterate it for live events (each iterator replays from `start`). */
@@ -45,6 +49,8 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
   readonly result: Promise<RunRecord>;
   /** Cancels the run (status `cancelled`). No model or tool call starts afterwards. */
   cancel(): void;
+  /** A large result by its reference (`observation.resultRef.ref`); `undefined` when no longer stored. */
+  readLargeField(ref: string): Promise<unknown>;
 }
 
 /**
@@ -58,6 +64,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const timeouts = timeoutHierarchy(limits, options.tools);
   const runId = options.runId ?? deps.newId();
   const log = new EventLog(runId, deps.now);
+  const blobStore = options.blobStore ?? defaultBlobStore;
 
   const abort = new RunAbort();
   const cancel = (): void => abort.abort(RUN_CANCELLED);
@@ -88,6 +95,8 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       signal: abort,
       defaultTimeoutMs: limits.toolTimeoutMs,
       maxStringChars: limits.maxStringChars,
+      largeResultBytes: limits.largeResultBytes,
+      blobStore,
       deps,
       policies: options.policies ?? defaultToolPolicies,
       progress: undefined, // the loop connects itself (one object per run, not a copy)
@@ -105,7 +114,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     cleanup();
   });
 
-  return new Run(runId, log, finished, cancel);
+  return new Run(runId, log, finished, cancel, blobStore);
 }
 
 /**
@@ -118,13 +127,20 @@ class Run implements AgentRun {
   readonly #log: EventLog;
   readonly #finished: Promise<void>;
   #result: Promise<RunRecord> | undefined;
+  readonly #blobStore: BlobStore;
+
+  readLargeField(ref: string): Promise<unknown> {
+    return readLargeField(this.#blobStore, ref);
+  }
 
   constructor(
     readonly runId: string,
     log: EventLog,
     finished: Promise<void>,
     readonly cancel: () => void,
+    blobStore: BlobStore,
   ) {
+    this.#blobStore = blobStore;
     this.events = log.events; // the log's own array: live, append-only
     this.#log = log;
     this.#finished = finished;
