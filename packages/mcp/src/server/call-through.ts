@@ -25,6 +25,7 @@ export async function callThrough(
 ): Promise<CallToolResult> {
   const deps = options.deps === undefined ? defaultDeps : { ...defaultDeps, ...options.deps };
   const progressToken = ctx.mcpReq._meta?.progressToken;
+  const sent: Promise<void>[] = [];
   const env: ActEnv = {
     registry: options.registry,
     principal: options.principal,
@@ -37,7 +38,7 @@ export async function callThrough(
         ? undefined
         : {
             toolProgress: (_actId, _tool, update) => {
-              void ctx.mcpReq
+              const notified = ctx.mcpReq
                 .notify({
                   method: 'notifications/progress',
                   params: {
@@ -48,9 +49,12 @@ export async function callThrough(
                   },
                 })
                 .catch(() => undefined); // the stream may be gone (cancelled): nothing to tell
+              sent.push(notified);
             },
           },
   };
   const observation = await executeAction({ actId: deps.newId(), tool: toolName, input: args ?? {} }, env);
+  // Progress goes out before the result: a client drops progress that arrives after it.
+  await Promise.all(sent);
   return observationResult(observation, { structured: options.structured, present: options.present });
 }
