@@ -91,7 +91,10 @@ export function createMcpToolServer(options: McpToolServerOptions): McpToolServe
       {
         ...serverOptions,
         ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-        capabilities: { ...serverOptions.capabilities, tools: { listChanged: false } },
+        capabilities: {
+          ...serverOptions.capabilities,
+          tools: { listChanged: false, ...serverOptions.capabilities?.tools },
+        },
       },
     );
     for (const tool of options.tools) {

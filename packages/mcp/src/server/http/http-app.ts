@@ -7,6 +7,7 @@ import {
   localhostAllowedOrigins,
   originValidationResponse,
   readRequestBody,
+  type ServerEventBus,
 } from '@modelcontextprotocol/server';
 import { Hono } from 'hono';
 import type { Principal } from 'reins';
@@ -35,6 +36,11 @@ export interface McpHttpOptions {
   readonly dependencies?: Readonly<Record<string, HealthProbe>>;
   /** Default 2 s. */
   readonly healthTimeoutMs?: number;
+  /**
+   * Where change events for 2026 `subscriptions/listen` streams come from (e.g. an app's
+   * tool list changed); default: an in-process bus.
+   */
+  readonly bus?: ServerEventBus;
   readonly now?: () => number;
   readonly newSessionId?: () => string;
 }
@@ -52,7 +58,11 @@ export function createMcpHttpApp(server: McpToolServer, options: McpHttpOptions)
   const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
   const factory = server.factory(options.principal);
-  const modern = createMcpHandler(factory, { legacy: 'reject', maxRequestBodySize: maxBodyBytes });
+  const modern = createMcpHandler(factory, {
+    legacy: 'reject',
+    maxRequestBodySize: maxBodyBytes,
+    ...(options.bus === undefined ? {} : { bus: options.bus }),
+  });
   const sessions = new LegacySessions(factory, {
     idleMs: options.sessionIdleMs ?? 10 * 60_000,
     maxSessions: options.maxSessions ?? 100,
