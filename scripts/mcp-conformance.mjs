@@ -104,7 +104,12 @@ function scenarioResults(output) {
 const server = spawn(process.execPath, [join(fixtureDir, 'server.mjs'), '0'], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
-const [first] = await once(server.stdout, 'data');
+const first = await Promise.race([
+  once(server.stdout, 'data').then(([chunk]) => chunk),
+  once(server, 'exit').then(([code]) => {
+    throw new Error(`the conformance fixture server exited (${code}) before printing its URL`);
+  }),
+]);
 const url = first.toString().trim();
 
 const rows = [];
