@@ -1,0 +1,63 @@
+// Client-mode conformance: our client bridge (`connectMcp`) driven by the suite. The suite
+// runs `node client.mjs <server-url>` with MCP_CONFORMANCE_SCENARIO set (and, with a spec
+// version, MCP_CONFORMANCE_PROTOCOL_VERSION). It connects, lists the tools, calls each one
+// with inputs made from its schema, and closes — what a Reins run does with imported tools.
+import { connectMcp } from '../dist/index.js';
+import { toolSpec } from 'reins';
+
+const url = process.argv.at(-1) ?? '';
+const revision = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+const protocol = revision === undefined ? 'auto' : revision === '2026-07-28' ? { pin: revision } : 'legacy';
+
+/** A value that satisfies a JSON-Schema-ish property (the first enum value, a default, or a plain one). */
+function sample(/** @type {any} */ schema) {
+  if (schema === null || typeof schema !== 'object') return 'test';
+  if (schema.default !== undefined) return schema.default;
+  if (Array.isArray(schema.enum)) return schema.enum[0];
+  switch (schema.type) {
+    case 'number':
+    case 'integer':
+      return 1;
+    case 'boolean':
+      return true;
+    case 'array':
+      return [];
+    case 'object':
+      return sampleObject(schema);
+    default:
+      return 'test';
+  }
+}
+
+function sampleObject(/** @type {any} */ schema) {
+  /** @type {Record<string, unknown>} */
+  const value = {};
+  for (const key of schema?.required ?? []) value[key] = sample(schema.properties?.[key]);
+  return value;
+}
+
+const bridge = await connectMcp({ name: 'conformance', transport: { kind: 'http', url }, protocol });
+const status = bridge.status();
+console.error(
+  `connected: ${status.status} ${status.protocolVersion ?? ''} tools=${status.tools} ${status.lastError ?? ''}`,
+);
+const controller = new globalThis.AbortController();
+const ctx = {
+  principal: { id: 'conformance' },
+  runId: 'conformance',
+  actId: 'act',
+  signal: controller.signal,
+};
+for (const tool of bridge.tools()) {
+  const spec = /** @type {any} */ (toolSpec(tool));
+  const input = sampleObject(spec.inputSchema);
+  const parsed = tool.input.safeParse(input);
+  try {
+    const output = await tool.run(parsed.success ? parsed.data : input, ctx);
+    console.error(`${tool.name}: ok ${JSON.stringify(output).slice(0, 200)}`);
+  } catch (thrown) {
+    console.error(`${tool.name}: ${/** @type {any} */ (thrown).code ?? 'error'} ${String(thrown)}`);
+  }
+}
+for (const skipped of bridge.skippedTools()) console.error(`skipped ${skipped.name}: ${skipped.reason}`);
+await bridge.close();

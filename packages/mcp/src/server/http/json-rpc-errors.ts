@@ -1,0 +1,17 @@
+/** JSON-RPC error bodies for what the HTTP layer refuses before MCP sees it (never an HTML page). */
+export function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  headers: Readonly<Record<string, string>> = {},
+): Response {
+  return new Response(JSON.stringify({ jsonrpc: '2.0', id: null, error: { code, message } }), {
+    status,
+    headers: { 'content-type': 'application/json', ...headers },
+  });
+}
+
+export const PARSE_ERROR = -32700;
+export const INVALID_REQUEST = -32600;
+/** Server-defined range: the request was refused by authentication or policy. */
+export const UNAUTHORIZED = -32001;
