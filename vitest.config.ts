@@ -18,6 +18,10 @@ export default defineConfig({
         find: /^@reins\/models$/,
         replacement: fileURLToPath(new URL('./packages/models/src/index.ts', import.meta.url)),
       },
+      {
+        find: /^@reins\/server$/,
+        replacement: fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
+      },
     ],
   },
   test: {

@@ -1,0 +1,151 @@
+import { trace } from '@opentelemetry/api';
+import { Hono, type Context } from 'hono';
+import { getConnInfo } from '@hono/node-server/conninfo';
+import { uuidV4Like } from './ids.js';
+import { memoryCounterStore, type CounterStore } from './counter-store.js';
+import { ModelHealth, type HealthCheck } from './health.js';
+import { ApiError, errorBody, sendError } from './http-error.js';
+import { defaultLogger, safeHeaders } from './logging.js';
+import { ServerMetrics } from './metrics.js';
+import { QuotaGuard } from './quota.js';
+import { createRedisClient, redisCounterStore } from './redis-counter-store.js';
+import { RunRegistry } from './run-registry.js';
+import { opsRoutes } from './routes/ops.js';
+import { runRoutes } from './routes/runs.js';
+import type { ReinsServerOptions, ServerDeps } from './server-options.js';
+import type { AppEnv, ServerState } from './server-state.js';
+import { stopPhraseMatcher } from './stop-phrase.js';
+
+/** The server: a hono app (mount it anywhere, or `serve` it) and what it holds. */
+export interface ReinsServer {
+  readonly app: Hono<AppEnv>;
+  readonly runs: RunRegistry;
+  readonly metrics: ServerMetrics;
+  readonly quota: QuotaGuard;
+  /** Cancels live runs and closes the Redis client it created (not one it was given). */
+  close(): Promise<void>;
+}
+
+/**
+ * Builds the Reins server: `POST /v1/runs` (SSE or JSON), `GET /v1/runs/:id`,
+ * `GET /v1/runs/:id/events` (Last-Event-ID), `POST /v1/runs/:id/cancel`, `/health`,
+ * `/metrics`. Everything run-related is derived from the runs' events.
+ */
+export function createReinsServer(options: ReinsServerOptions): ReinsServer {
+  const deps: ServerDeps = { now: Date.now, newId: uuidV4Like, ...options.deps };
+  const logger = options.logger ?? defaultLogger();
+  const metrics = new ServerMetrics(options.registry);
+  const limits = options.limits ?? {};
+
+  const ownRedis =
+    typeof options.redis === 'string'
+      ? createRedisClient(options.redis, (error) =>
+          logger.debug({ err: error.message }, 'redis client error'),
+        )
+      : undefined;
+  const redis = ownRedis ?? (typeof options.redis === 'object' ? options.redis : undefined);
+  const store: CounterStore =
+    options.counterStore ??
+    (redis === undefined
+      ? memoryCounterStore({ now: deps.now })
+      : redisCounterStore(redis, { prefix: options.redisPrefix ?? 'reins:' }));
+  const quota = new QuotaGuard(store, options.quota ?? {}, deps.now, (operation, reason) => {
+    metrics.quotaFailOpen.inc({ operation });
+    logger.warn({ operation, store: store.name, reason }, 'quota store failed: request allowed (fail open)');
+  });
+
+  const agents = new Map(Object.entries(options.agents));
+  const modelHealth = new ModelHealth(
+    [...agents.values()].flatMap((a) => (typeof a === 'function' ? [] : [a.model.name])),
+  );
+  const registry = new RunRegistry({
+    now: deps.now,
+    ...pick(limits, ['maxRetainedRuns', 'retainMs', 'disconnectGraceMs']),
+  });
+  const state: ServerState = {
+    agents,
+    registry,
+    metrics,
+    quota,
+    logger,
+    modelHealth,
+    watch: {
+      metrics,
+      tracer: options.tracer ?? trace.getTracer('@reins/server'),
+      logger,
+      quota,
+      modelHealth,
+      maxEventsPerRun: limits.maxEventsPerRun ?? 5_000,
+    },
+    isStopPhrase: stopPhraseMatcher(options.stopPhrases),
+    clientIp: options.clientIp ?? socketAddress,
+    deps,
+    limits: {
+      maxBodyBytes: limits.maxBodyBytes ?? 65_536,
+      maxInputChars: limits.maxInputChars ?? 8_000,
+      keepAliveMs: limits.keepAliveMs ?? 15_000,
+      maxStreamLagEvents: limits.maxStreamLagEvents ?? 1_000,
+      stopWaitMs: limits.stopWaitMs ?? 2_000,
+      healthDeadlineMs: limits.healthDeadlineMs ?? 1_000,
+    },
+  };
+
+  const checks = new Map<string, HealthCheck>([
+    ['store', () => ({ status: 'up', kind: 'memory', runs: registry.size })],
+    [
+      'redis',
+      redis === undefined && options.counterStore === undefined
+        ? () => ({ status: 'disabled', detail: 'in-process counters' })
+        : () => store.ping(),
+    ],
+    ...Object.entries(options.healthChecks ?? {}),
+  ]);
+
+  const app = new Hono<AppEnv>();
+  app.onError((thrown, c) => {
+    if (thrown instanceof ApiError) return sendError(c, thrown);
+    logger.error({ err: thrown, path: c.req.path }, 'unhandled error');
+    return c.json(errorBody('INTERNAL', 'internal error'), 500);
+  });
+  app.notFound((c) => c.json(errorBody('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`), 404));
+  app.use('*', async (c, next) => {
+    const started = performance.now();
+    await next();
+    const line = { method: c.req.method, path: c.req.path, status: c.res.status };
+    const ms = Math.round(performance.now() - started);
+    logger.debug({ ...line, ms, headers: safeHeaders(c.req.raw.headers) }, 'request');
+  });
+  app.use('/v1/*', async (c, next) => {
+    const principal = await options.authenticate(c.req.raw);
+    if (principal === undefined) throw new ApiError(401, 'UNAUTHENTICATED', 'authentication required');
+    c.set('principal', principal);
+    await next();
+  });
+  app.route('/v1/runs', runRoutes(state));
+  app.route('/', opsRoutes(state, checks, deps.now()));
+
+  return {
+    app,
+    runs: registry,
+    metrics,
+    quota,
+    close: async () => {
+      registry.cancelAll();
+      if (ownRedis !== undefined) ownRedis.disconnect();
+    },
+  };
+}
+
+function socketAddress(c: Context): string {
+  try {
+    return getConnInfo(c).remote.address ?? 'unknown';
+  } catch {
+    return 'unknown'; // not on @hono/node-server (e.g. app.request in tests)
+  }
+}
+
+function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {
+  const out: Partial<Pick<T, K>> = {};
+  for (const key of keys) if (from[key] !== undefined) out[key] = from[key];
+  return out;
+}

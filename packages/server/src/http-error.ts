@@ -1,0 +1,46 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/** Codes that cross the HTTP boundary: the core's error codes plus the server's own. */
+export type ApiErrorCode =
+  | 'INVALID_PARAMETER'
+  | 'NOT_FOUND'
+  | 'PERMISSION_DENIED'
+  | 'UNAUTHENTICATED'
+  | 'RATE_LIMITED'
+  | 'QUOTA_EXCEEDED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'NOT_IMPLEMENTED'
+  | 'INTERNAL';
+
+export interface ApiErrorBody {
+  readonly error: { readonly code: ApiErrorCode; readonly message: string };
+}
+
+/**
+ * A failure a handler reports to the client: an HTTP status, a code and a message, sent as
+ * `{error: {code, message}}`. Thrown inside handlers and turned into a response by the app's
+ * error handler; anything else thrown is a bug and becomes a 500 `INTERNAL` (message hidden).
+ */
+export class ApiError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: ApiErrorCode,
+    message: string,
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export function errorBody(code: ApiErrorCode, message: string): ApiErrorBody {
+  return { error: { code, message } };
+}
+
+export function sendError(c: Context, error: ApiError): Response {
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  return c.json(errorBody(error.code, error.message), error.status);
+}
+
+export const notFound = (what = 'run'): ApiError => new ApiError(404, 'NOT_FOUND', `no such ${what}`);

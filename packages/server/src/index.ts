@@ -1,0 +1,21 @@
+// The public API of `@reins/server`. Every export is a promise.
+export { createReinsServer, type ReinsServer } from './create-server.js';
+export { serve, type ServeOptions, type RunningServer } from './serve.js';
+export type {
+  ReinsServerOptions,
+  AgentDefinition,
+  AgentFactory,
+  Authenticate,
+  ServerLimits,
+  ServerDeps,
+} from './server-options.js';
+export { ApiError, type ApiErrorCode, type ApiErrorBody } from './http-error.js';
+export { memoryCounterStore, type CounterStore, type WindowCount } from './counter-store.js';
+export { redisCounterStore, createRedisClient, NON_QUEUEING_REDIS_OPTIONS } from './redis-counter-store.js';
+export { QuotaGuard, queryHash, type QuotaOptions, type Admission } from './quota.js';
+export { ServerMetrics } from './metrics.js';
+export { type HealthCheck, type CheckResult, type HealthReport } from './health.js';
+export { DEFAULT_STOP_PHRASES, stopPhraseMatcher } from './stop-phrase.js';
+export { defaultLogger, REDACT_PATHS, type Logger } from './logging.js';
+export { RunRegistry, type RunEntry } from './run-registry.js';
+export { runSummary, type RunSummary } from './run-summary.js';

@@ -1,0 +1,110 @@
+import { pino, type Logger } from 'pino';
+import { maskPii, maskPiiText, type RunEvent } from 'reins';
+
+export type { Logger } from 'pino';
+
+/** Paths pino blanks in every line, whatever a caller logs by mistake. */
+export const REDACT_PATHS: readonly string[] = [
+  'authorization',
+  'cookie',
+  'headers.authorization',
+  'headers.cookie',
+  'headers["x-api-key"]',
+  'req.headers.authorization',
+  'req.headers.cookie',
+  '*.apiKey',
+  '*.password',
+  '*.token',
+  '*.secret',
+];
+
+const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization']);
+
+/** The default logger: JSON lines on stdout, secrets redacted. */
+export function defaultLogger(): Logger {
+  return pino({ name: 'reins-server', redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' } });
+}
+
+/** Request headers safe to log: secret ones replaced, the rest as sent. */
+export function safeHeaders(headers: Headers): Record<string, string> {
+  const out: Record<string, string> = {};
+  headers.forEach((value, name) => {
+    out[name] = SECRET_HEADERS.has(name.toLowerCase()) ? '[REDACTED]' : value;
+  });
+  return out;
+}
+
+/**
+ * One log line per run event that matters, each carrying the run id (and the act id for act
+ * and observe), with PII masked: the query, tool inputs, answers and error messages can carry
+ * phone numbers or e-mails that the record keeps as evidence but logs must not spread.
+ */
+export function logRunEvent(log: Logger, event: RunEvent): void {
+  const runId = event.runId;
+  switch (event.type) {
+    case 'start':
+      log.info(
+        { runId, agent: event.agent, model: event.model, query: maskPiiText(event.query) },
+        'run started',
+      );
+      return;
+    case 'step':
+      switch (event.phase) {
+        case 'reason':
+          log.info(
+            {
+              runId,
+              step: event.index,
+              model: event.model,
+              durationMs: event.durationMs,
+              parse: event.parse.ok ? event.parse.via : 'failed',
+              decision: event.decision?.kind ?? 'raw',
+              tokens: event.usage,
+            },
+            'reason',
+          );
+          return;
+        case 'act':
+          log.info(
+            { runId, actId: event.actId, step: event.index, tool: event.tool, input: maskPii(event.input) },
+            'act',
+          );
+          return;
+        case 'observe': {
+          const { status, error, durationMs } = event.observation;
+          log.info(
+            {
+              runId,
+              actId: event.actId,
+              step: event.index,
+              status,
+              durationMs,
+              ...(error === undefined ? {} : { code: error.code, error: maskPiiText(error.message) }),
+            },
+            'observe',
+          );
+          return;
+        }
+        default:
+          return; // progress: too many to log, and live-only
+      }
+    case 'message':
+      log.info({ runId, intent: event.intent, format: event.format, chars: event.text.length }, 'message');
+      return;
+    case 'error':
+      log.warn({ runId, code: event.code, error: maskPiiText(event.message) }, 'run error');
+      return;
+    case 'done':
+      log.info(
+        {
+          runId,
+          status: event.status,
+          stopReason: event.stopReason,
+          steps: event.steps,
+          durationMs: event.durationMs,
+        },
+        'run done',
+      );
+      return;
+  }
+}

@@ -1,0 +1,95 @@
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RunEvent } from 'reins';
+
+/**
+ * The server's Prometheus series, all derived from run events (plus the fail-open counter
+ * and two gauges). Registered on the given registry, by default a new one of its own, so two
+ * servers in one process (or a test) never collide on prom-client's global registry.
+ */
+export class ServerMetrics {
+  readonly registry: Registry;
+  readonly steps: Counter<'agent' | 'action' | 'status'>;
+  readonly stepDuration: Histogram<'agent' | 'phase'>;
+  readonly toolErrors: Counter<'tool' | 'code'>;
+  readonly runs: Counter<'agent' | 'status'>;
+  readonly modelTokens: Counter<'model' | 'kind'>;
+  readonly quotaFailOpen: Counter<'operation'>;
+  readonly runsInFlight: Gauge;
+  readonly openStreams: Gauge;
+
+  constructor(registry: Registry = new Registry()) {
+    this.registry = registry;
+    const registers = [registry];
+    this.steps = new Counter({
+      name: 'reins_steps_total',
+      help: 'Actions taken: each tool call by tool and observation status, and each final answer / question (action "final" / "ask").',
+      labelNames: ['agent', 'action', 'status'],
+      registers,
+    });
+    this.stepDuration = new Histogram({
+      name: 'reins_step_duration_seconds',
+      help: 'Duration of reason (model call) and act→observe (tool call) phases.',
+      labelNames: ['agent', 'phase'],
+      buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers,
+    });
+    this.toolErrors = new Counter({
+      name: 'reins_tool_errors_total',
+      help: 'Tool observations that were not ok, by tool and error code.',
+      labelNames: ['tool', 'code'],
+      registers,
+    });
+    this.runs = new Counter({
+      name: 'reins_runs_total',
+      help: 'Finished runs by final status.',
+      labelNames: ['agent', 'status'],
+      registers,
+    });
+    this.modelTokens = new Counter({
+      name: 'reins_model_tokens_total',
+      help: 'Model tokens by model and kind (input / output), from reason events.',
+      labelNames: ['model', 'kind'],
+      registers,
+    });
+    this.quotaFailOpen = new Counter({
+      name: 'reins_quota_fail_open_total',
+      help: 'Quota / rate-limit checks that let a request through because the store failed or was slow.',
+      labelNames: ['operation'],
+      registers,
+    });
+    this.runsInFlight = new Gauge({ name: 'reins_runs_in_flight', help: 'Runs not yet done.', registers });
+    this.openStreams = new Gauge({ name: 'reins_sse_streams_open', help: 'Open SSE streams.', registers });
+  }
+
+  /** Observes one run event (called by the run watcher for every event of every run). */
+  observe(agent: string, event: RunEvent, tools: ReadonlyMap<string, string>): void {
+    if (event.type === 'done') {
+      this.runs.inc({ agent, status: event.status });
+      return;
+    }
+    if (event.type !== 'step') return;
+    switch (event.phase) {
+      case 'reason': {
+        this.stepDuration.observe({ agent, phase: 'reason' }, event.durationMs / 1000);
+        const { inputTokens, outputTokens } = event.usage;
+        if (inputTokens > 0) this.modelTokens.inc({ model: event.model, kind: 'input' }, inputTokens);
+        if (outputTokens > 0) this.modelTokens.inc({ model: event.model, kind: 'output' }, outputTokens);
+        const decision = event.decision;
+        if (decision === undefined) this.steps.inc({ agent, action: 'final', status: 'raw' });
+        else if (decision.kind === 'final' || decision.kind === 'ask')
+          this.steps.inc({ agent, action: decision.kind, status: 'ok' });
+        return;
+      }
+      case 'observe': {
+        const tool = tools.get(event.actId) ?? 'unknown';
+        const { status, error } = event.observation;
+        this.steps.inc({ agent, action: tool, status });
+        this.stepDuration.observe({ agent, phase: 'act' }, event.durationMs / 1000);
+        if (status !== 'ok') this.toolErrors.inc({ tool, code: error?.code ?? status.toUpperCase() });
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}

@@ -1,0 +1,176 @@
+import { Hono, type Context } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { runAgent, type Principal } from 'reins';
+import { ApiError, notFound } from '../http-error.js';
+import type { RunEntry } from '../run-registry.js';
+import { liveState, runSummary } from '../run-summary.js';
+import { watchRun } from '../run-watcher.js';
+import type { AppEnv, ServerState } from '../server-state.js';
+import { streamRun } from '../sse-stream.js';
+
+/**
+ * `/v1/runs`: start a run (SSE or JSON), read it, follow it again, cancel it. Every lookup
+ * is by owner: another user's run id gets the same 404 as an id that does not exist.
+ */
+export function runRoutes(s: ServerState): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+
+  app.post(
+    '/',
+    bodyLimit({
+      maxSize: s.limits.maxBodyBytes,
+      onError: () => {
+        throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `request body over ${s.limits.maxBodyBytes} bytes`);
+      },
+    }),
+    async (c) => {
+      const principal = c.get('principal');
+      const { agent, input } = await readRunRequest(c, s.limits.maxInputChars);
+      if (s.isStopPhrase(input)) return c.json(await stopRuns(s, principal));
+      const definition = s.agents.get(agent);
+      if (definition === undefined) throw notFound('agent');
+
+      const limited = await s.quota.rateLimit(s.clientIp(c), input);
+      if (!limited.ok) throw refusal(limited);
+      const admitted = await s.quota.admit(principal.id);
+      if (!admitted.ok) throw refusal(admitted);
+
+      const resolved = typeof definition === 'function' ? await definition(principal) : definition;
+      const runId = s.deps.newId();
+      const controller = new AbortController();
+      const run = runAgent({
+        query: input,
+        model: resolved.model,
+        tools: resolved.tools ?? [],
+        ...(resolved.limits === undefined ? {} : { limits: resolved.limits }),
+        ...(resolved.instructions === undefined ? {} : { instructions: resolved.instructions }),
+        agent,
+        principal,
+        runId,
+        signal: controller.signal,
+        ...(s.deps.run === undefined ? {} : { deps: s.deps.run }),
+      });
+      const entry = s.registry.add(runId, principal.id, agent, run, () => controller.abort());
+      void watchRun(entry, principal.id, s.watch);
+      c.header('X-Run-Id', runId);
+      return wantsStream(c) ? stream(c, s, entry, 0) : json(c, s, entry);
+    },
+  );
+
+  app.get('/:id', (c) => {
+    const entry = s.registry.get(c.req.param('id'), c.get('principal').id);
+    if (entry === undefined) throw notFound();
+    return c.json(entry.record ?? liveState(entry));
+  });
+
+  app.get('/:id/events', (c) => {
+    const entry = s.registry.get(c.req.param('id'), c.get('principal').id);
+    if (entry === undefined) throw notFound();
+    return stream(c, s, entry, lastEventId(c) + 1);
+  });
+
+  app.post('/:id/cancel', async (c) => {
+    const entry = s.registry.get(c.req.param('id'), c.get('principal').id);
+    if (entry === undefined) throw notFound();
+    entry.cancel();
+    await settled(entry, s.limits.stopWaitMs);
+    return c.json(runSummary(entry));
+  });
+
+  // TODO(approvals): resuming a paused run needs the core's approval/clarify pause (being
+  // built in the core); until then these answer 501 as data, after the same owner check.
+  for (const action of ['approve', 'answer'] as const) {
+    app.post(`/:id/${action}`, (c) => {
+      if (s.registry.get(c.req.param('id'), c.get('principal').id) === undefined) throw notFound();
+      throw new ApiError(501, 'NOT_IMPLEMENTED', `${action} is not implemented yet: runs do not pause`);
+    });
+  }
+  return app;
+}
+
+async function readRunRequest(c: Context, maxInputChars: number): Promise<{ agent: string; input: string }> {
+  let body: unknown;
+  try {
+    body = await c.req.json();
+  } catch {
+    throw new ApiError(400, 'INVALID_PARAMETER', 'the body must be JSON: {"agent": string, "input": string}');
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new ApiError(400, 'INVALID_PARAMETER', 'the body must be a JSON object');
+  }
+  const { agent, input, ...rest } = body as Record<string, unknown>;
+  const extra = Object.keys(rest);
+  if (extra.length > 0) throw new ApiError(400, 'INVALID_PARAMETER', `unknown field(s): ${extra.join(', ')}`);
+  if (typeof agent !== 'string' || agent === '')
+    throw new ApiError(400, 'INVALID_PARAMETER', 'agent: a name is required');
+  if (typeof input !== 'string' || input.trim() === '') {
+    throw new ApiError(400, 'INVALID_PARAMETER', 'input: a non-blank string is required');
+  }
+  if (input.length > maxInputChars) {
+    throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `input over ${maxInputChars} characters`);
+  }
+  return { agent, input };
+}
+
+/** A stop message: cancels the caller's live runs (no model call) and reports where each stopped. */
+async function stopRuns(s: ServerState, principal: Principal) {
+  const runs = s.registry.inFlight(principal.id);
+  for (const entry of runs) entry.cancel();
+  await Promise.all(runs.map((entry) => settled(entry, s.limits.stopWaitMs)));
+  s.logger.info({ user: principal.id, runIds: runs.map((r) => r.runId) }, 'stop message: runs cancelled');
+  return { stopped: true, cancelled: runs.map(runSummary) };
+}
+
+function refusal(admission: {
+  code: 'RATE_LIMITED' | 'QUOTA_EXCEEDED';
+  message: string;
+  retryAfterS: number;
+}) {
+  return new ApiError(429, 'RATE_LIMITED', admission.message, {
+    'Retry-After': String(admission.retryAfterS),
+  });
+}
+
+function wantsStream(c: Context): boolean {
+  return (c.req.header('accept') ?? '').includes('text/event-stream');
+}
+
+function stream(c: Context, s: ServerState, entry: RunEntry, fromSeq: number): Response {
+  const options = { keepAliveMs: s.limits.keepAliveMs, maxLagEvents: s.limits.maxStreamLagEvents };
+  return streamRun(c, entry, fromSeq, s.registry, options, (delta) => s.metrics.openStreams.inc(delta));
+}
+
+/** Waits for the record; a client that leaves first detaches (and so cancels the run). */
+async function json(c: Context, s: ServerState, entry: RunEntry): Promise<Response> {
+  const detach = s.registry.attach(entry);
+  const signal = c.req.raw.signal;
+  const onGone = (): void => detach(true);
+  signal.addEventListener('abort', onGone, { once: true });
+  try {
+    const record = await entry.done;
+    return c.json({ record, events: entry.events });
+  } finally {
+    signal.removeEventListener('abort', onGone);
+    detach(false);
+  }
+}
+
+function lastEventId(c: Context): number {
+  const header = c.req.header('last-event-id');
+  if (header === undefined || header.trim() === '') return -1;
+  if (!/^\d{1,9}$/.test(header.trim())) {
+    throw new ApiError(
+      400,
+      'INVALID_PARAMETER',
+      'Last-Event-ID must be an event id (a non-negative integer)',
+    );
+  }
+  return Number(header.trim());
+}
+
+function settled(entry: RunEntry, waitMs: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([entry.done, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]).finally(
+    () => clearTimeout(timer),
+  );
+}

@@ -1,0 +1,133 @@
+import { context, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import type { RunEvent } from 'reins';
+
+/**
+ * Builds the run's spans from its events, with the events' own timestamps as start and end
+ * times: `reins.run` → `reins.step` (one per model step) → `reins.model_call` and
+ * `reins.tool_call`. Nothing here times anything itself, so the spans say exactly what the
+ * run log says. With no OpenTelemetry SDK registered the API's tracer is a no-op.
+ */
+export class RunSpans {
+  readonly #tracer: Tracer;
+  #run: Span | undefined;
+  #step: Span | undefined;
+  #stepIndex = 0;
+  #lastEnd = 0;
+  readonly #tools = new Map<string, Span>();
+
+  constructor(tracer: Tracer) {
+    this.#tracer = tracer;
+  }
+
+  observe(event: RunEvent): void {
+    switch (event.type) {
+      case 'start':
+        this.#run = this.#tracer.startSpan('reins.run', {
+          startTime: event.at,
+          attributes: {
+            'reins.run_id': event.runId,
+            'reins.agent': event.agent,
+            'reins.model': event.model,
+            'reins.max_steps': event.limits.maxSteps,
+          },
+        });
+        return;
+      case 'step':
+        return this.#onStep(event);
+      case 'error':
+        this.#run?.setStatus({ code: SpanStatusCode.ERROR, message: `${event.code}: ${event.message}` });
+        this.#run?.setAttribute('reins.error_code', event.code);
+        return;
+      case 'done': {
+        for (const span of this.#tools.values()) span.end(event.at); // cancelled mid-call
+        this.#tools.clear();
+        this.#endStep(event.at);
+        const run = this.#run;
+        if (run === undefined) return;
+        run.setAttribute('reins.status', event.status);
+        run.setAttribute('reins.steps', event.steps);
+        if (event.stopReason !== undefined) run.setAttribute('reins.stop_reason', event.stopReason);
+        run.end(event.at);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+
+  #onStep(event: Extract<RunEvent, { type: 'step' }>): void {
+    if (event.phase === 'progress') return;
+    if (event.index !== this.#stepIndex) {
+      this.#endStep(this.#lastEnd);
+      this.#stepIndex = event.index;
+      this.#step = this.#tracer.startSpan(
+        'reins.step',
+        {
+          startTime: event.startedAt,
+          attributes: { 'reins.run_id': event.runId, 'reins.step': event.index },
+        },
+        this.#parent(this.#run),
+      );
+    }
+    this.#lastEnd = Math.max(this.#lastEnd, event.endedAt);
+    const parent = this.#parent(this.#step);
+    switch (event.phase) {
+      case 'reason': {
+        const span = this.#tracer.startSpan(
+          'reins.model_call',
+          {
+            startTime: event.startedAt,
+            attributes: {
+              'reins.run_id': event.runId,
+              'reins.step': event.index,
+              'reins.model': event.model,
+              'reins.tokens.input': event.usage.inputTokens,
+              'reins.tokens.output': event.usage.outputTokens,
+              'reins.parse_ok': event.parse.ok,
+            },
+          },
+          parent,
+        );
+        span.end(event.endedAt);
+        return;
+      }
+      case 'act': {
+        const span = this.#tracer.startSpan(
+          'reins.tool_call',
+          {
+            startTime: event.startedAt,
+            attributes: {
+              'reins.run_id': event.runId,
+              'reins.step': event.index,
+              'reins.act_id': event.actId,
+              'reins.tool': event.tool,
+            },
+          },
+          parent,
+        );
+        this.#tools.set(event.actId, span);
+        return;
+      }
+      case 'observe': {
+        const span = this.#tools.get(event.actId);
+        if (span === undefined) return;
+        this.#tools.delete(event.actId);
+        const { status, error } = event.observation;
+        span.setAttribute('reins.status', status);
+        if (error !== undefined) span.setAttribute('reins.error_code', error.code);
+        if (status !== 'ok') span.setStatus({ code: SpanStatusCode.ERROR, message: error?.code ?? status });
+        span.end(event.endedAt);
+        return;
+      }
+    }
+  }
+
+  #endStep(at: number): void {
+    this.#step?.end(Math.max(at, this.#lastEnd));
+    this.#step = undefined;
+  }
+
+  #parent(span: Span | undefined) {
+    return span === undefined ? context.active() : trace.setSpan(context.active(), span);
+  }
+}

@@ -1,0 +1,62 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { RunEvent } from 'reins';
+import { logRunEvent, type Logger } from './logging.js';
+import type { ServerMetrics } from './metrics.js';
+import type { ModelHealth } from './health.js';
+import type { QuotaGuard } from './quota.js';
+import type { RunEntry } from './run-registry.js';
+import { RunSpans } from './run-spans.js';
+
+export interface WatchEnv {
+  readonly metrics: ServerMetrics;
+  readonly tracer: Tracer;
+  readonly logger: Logger;
+  readonly quota: QuotaGuard;
+  readonly modelHealth: ModelHealth;
+  /** Events one run may log before the server cancels it (bounds the log's memory). */
+  readonly maxEventsPerRun: number;
+}
+
+/**
+ * Follows one run from its first event to `done` and derives everything else from the
+ * events: metrics, spans, log lines, the user's quota count, model health. One watcher per
+ * run, independent of clients, so evidence does not depend on anyone listening.
+ */
+export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv): Promise<void> {
+  const log = env.logger.child({ runId: entry.runId, agent: entry.agent });
+  const spans = new RunSpans(env.tracer);
+  // act id → tool name, for the observe events (they carry the act id, not the tool).
+  const tools = new Map<string, string>();
+  env.metrics.runsInFlight.inc();
+  let capped = false;
+  try {
+    for await (const event of entry.run) {
+      observeOne(event);
+      if (!capped && event.seq + 1 > env.maxEventsPerRun) {
+        capped = true;
+        log.warn(
+          { runId: entry.runId, events: event.seq + 1, max: env.maxEventsPerRun },
+          'run cancelled: too many events',
+        );
+        entry.cancel();
+      }
+    }
+  } finally {
+    env.metrics.runsInFlight.dec();
+  }
+
+  function observeOne(event: RunEvent): void {
+    if (event.type === 'step' && event.phase === 'act') tools.set(event.actId, event.tool);
+    try {
+      env.metrics.observe(entry.agent, event, tools);
+      spans.observe(event);
+      env.modelHealth.observe(event);
+      logRunEvent(log, event);
+    } catch (thrown) {
+      // An observer's bug must not stop the others, nor the count below.
+      log.error({ runId: entry.runId, err: thrown }, 'run observer failed');
+    }
+    if (event.type === 'step' && event.phase === 'reason') void env.quota.count(userId, 1);
+    if (event.type === 'step' && event.phase === 'observe') tools.delete(event.actId);
+  }
+}

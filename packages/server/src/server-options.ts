@@ -1,0 +1,88 @@
+import type { Tracer } from '@opentelemetry/api';
+import type { Context } from 'hono';
+import type { Redis } from 'ioredis';
+import type { Registry } from 'prom-client';
+import type { AnyTool, Model, Principal, RunDeps, RunLimits } from 'reins';
+import type { CounterStore } from './counter-store.js';
+import type { HealthCheck } from './health.js';
+import type { Logger } from './logging.js';
+import type { QuotaOptions } from './quota.js';
+
+/** What an agent is: its model, tools, limits and role. */
+export interface AgentDefinition {
+  readonly model: Model;
+  readonly tools?: readonly AnyTool[];
+  readonly limits?: Partial<RunLimits>;
+  /** Prepended to the system prompt. */
+  readonly instructions?: string;
+}
+
+/** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */
+export type AgentFactory = (principal: Principal) => AgentDefinition | Promise<AgentDefinition>;
+
+/**
+ * Who is calling, from the request (a session cookie, a bearer token, mTLS headers set by a
+ * proxy …). `undefined` → 401. The principal is the only source of tenant identity the
+ * tools see (`ctx.principal`); nothing in the request body can set it.
+ */
+export type Authenticate = (request: Request) => Principal | undefined | Promise<Principal | undefined>;
+
+export interface ServerLimits {
+  /** Request body bytes; default 65 536 (→ 413). */
+  readonly maxBodyBytes?: number;
+  /** Characters of `input`; default 8 000 (→ 413). */
+  readonly maxInputChars?: number;
+  /** SSE keep-alive comment interval; default 15 000 ms. */
+  readonly keepAliveMs?: number;
+  /** How far a stream may fall behind its run before it is closed; default 1 000 events. */
+  readonly maxStreamLagEvents?: number;
+  /** Events one run may log before it is cancelled (memory bound); default 5 000. */
+  readonly maxEventsPerRun?: number;
+  /** Finished runs kept in memory; default 1 000. */
+  readonly maxRetainedRuns?: number;
+  /** How long finished runs are kept; default 3 600 000 ms. */
+  readonly retainMs?: number;
+  /** A live run with no client left is cancelled after this long; default 0 (at once). */
+  readonly disconnectGraceMs?: number;
+  /** How long a stop message waits for the runs it cancels to end; default 2 000 ms. */
+  readonly stopWaitMs?: number;
+  /** Deadline of each `/health` check; default 1 000 ms. */
+  readonly healthDeadlineMs?: number;
+}
+
+export interface ServerDeps {
+  /** Epoch ms (quota days, retention). */
+  now(): number;
+  /** Run ids. */
+  newId(): string;
+  /** Passed to every run (its clock, act ids, timers). */
+  run?: Partial<RunDeps>;
+}
+
+export interface ReinsServerOptions {
+  readonly agents: Readonly<Record<string, AgentDefinition | AgentFactory>>;
+  readonly authenticate: Authenticate;
+  /**
+   * Shared mode: a Redis client (made like `createRedisClient`: no offline queue) or a URL,
+   * for the quota and rate-limit counters. Absent: in-process counters.
+   */
+  readonly redis?: Redis | string;
+  /** Key prefix in Redis; default `reins:`. */
+  readonly redisPrefix?: string;
+  /** Overrides the counter store altogether (tests, other backends). */
+  readonly counterStore?: CounterStore;
+  readonly quota?: QuotaOptions;
+  readonly limits?: ServerLimits;
+  readonly logger?: Logger;
+  /** Default: `trace.getTracer('@reins/server')` (a no-op until an SDK is registered). */
+  readonly tracer?: Tracer;
+  /** Default: a new Registry of the server's own. */
+  readonly registry?: Registry;
+  /** Extra `/health` checks (MCP servers, breakers, a database …). */
+  readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
+  /** Messages that cancel the caller's runs; default `DEFAULT_STOP_PHRASES`. */
+  readonly stopPhrases?: readonly string[];
+  /** The client address for the rate limit; default the socket's remote address. */
+  readonly clientIp?: (c: Context) => string;
+  readonly deps?: Partial<ServerDeps>;
+}

@@ -1,0 +1,36 @@
+import type { Context } from 'hono';
+import type { Principal } from 'reins';
+import type { ModelHealth } from './health.js';
+import type { Logger } from './logging.js';
+import type { ServerMetrics } from './metrics.js';
+import type { QuotaGuard } from './quota.js';
+import type { RunRegistry } from './run-registry.js';
+import type { WatchEnv } from './run-watcher.js';
+import type { AgentDefinition, AgentFactory, ServerDeps } from './server-options.js';
+
+/** Hono's typing of what the auth middleware puts on the context. */
+export interface AppEnv {
+  Variables: { principal: Principal };
+}
+
+/** Everything the routes share, resolved once from the options. */
+export interface ServerState {
+  readonly agents: ReadonlyMap<string, AgentDefinition | AgentFactory>;
+  readonly registry: RunRegistry;
+  readonly metrics: ServerMetrics;
+  readonly quota: QuotaGuard;
+  readonly logger: Logger;
+  readonly modelHealth: ModelHealth;
+  readonly watch: WatchEnv;
+  readonly isStopPhrase: (input: string) => boolean;
+  readonly clientIp: (c: Context) => string;
+  readonly deps: ServerDeps;
+  readonly limits: {
+    readonly maxBodyBytes: number;
+    readonly maxInputChars: number;
+    readonly keepAliveMs: number;
+    readonly maxStreamLagEvents: number;
+    readonly stopWaitMs: number;
+    readonly healthDeadlineMs: number;
+  };
+}

@@ -1,0 +1,97 @@
+import type { Context } from 'hono';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
+import type { RunEvent } from 'reins';
+import type { RunEntry, RunRegistry } from './run-registry.js';
+
+export interface SseOptions {
+  /** A comment line every this many ms, so proxies keep an idle stream open; default 15 000. */
+  readonly keepAliveMs: number;
+  /**
+   * How far (in events) the writer may fall behind the run before the stream is closed with
+   * a `LIMIT_EXCEEDED` error; default 1 000. The client can resume with `Last-Event-ID`.
+   */
+  readonly maxLagEvents: number;
+}
+
+/**
+ * Streams a run's events from `fromSeq` as SSE: `id:` the event's seq, `event:` its type, one
+ * `data:` line of JSON (JSON.stringify escapes newlines, so nothing the model writes can
+ * start a new field or event).
+ *
+ * Backpressure: the writer *pulls* events from the run's log and awaits every write; the
+ * write resolves only when the HTTP response has taken the bytes (hono's TransformStream →
+ * @hono/node-server, which waits for `drain`). So a slow reader holds at most one event in
+ * flight plus the socket buffers — the server never queues events per stream; what the
+ * reader has not taken yet is simply still in the run's log (bounded by the run's limits and
+ * `maxEventsPerRun`). A reader more than `maxLagEvents` behind is told so and disconnected.
+ *
+ * When the client goes away (`stream.onAbort`, `c.req.raw.signal`), the client is detached,
+ * which cancels the run if it was the last one (see `RunRegistry.attach`).
+ */
+export function streamRun(
+  c: Context,
+  entry: RunEntry,
+  fromSeq: number,
+  registry: RunRegistry,
+  options: SseOptions,
+  onOpenChange: (delta: 1 | -1) => void,
+): Response {
+  return streamSSE(c, async (stream) => {
+    const detach = registry.attach(entry);
+    onOpenChange(1);
+    const cursor = entry.run[Symbol.asyncIterator]();
+    let gone = false;
+    const onGone = (): void => {
+      if (gone) return;
+      gone = true;
+      void cursor.return?.();
+      detach(true);
+    };
+    stream.onAbort(onGone);
+    c.req.raw.signal.addEventListener('abort', onGone, { once: true });
+    const keepAlive = startKeepAlive(stream, options.keepAliveMs);
+    // Replaying what was already logged is not falling behind: lag counts from here on.
+    const liveFrom = entry.events.length;
+    try {
+      for (;;) {
+        const next = await cursor.next();
+        if (next.done === true || gone) break;
+        const event = next.value;
+        if (event.seq < fromSeq) continue;
+        const lag = entry.events.length - 1 - event.seq;
+        if (event.seq >= liveFrom && lag > options.maxLagEvents) {
+          await stream.writeSSE({
+            event: 'error',
+            data: JSON.stringify({
+              runId: entry.runId,
+              code: 'LIMIT_EXCEEDED',
+              message: `the client fell ${lag} events behind (max ${options.maxLagEvents}); reconnect with Last-Event-ID ${event.seq - 1} to resume`,
+              lastEventId: event.seq - 1,
+            }),
+          });
+          break;
+        }
+        await writeEvent(stream, event);
+      }
+    } finally {
+      clearInterval(keepAlive);
+      c.req.raw.signal.removeEventListener('abort', onGone);
+      onOpenChange(-1);
+      if (!gone) detach(false);
+    }
+  });
+}
+
+function writeEvent(stream: SSEStreamingApi, event: RunEvent): Promise<void> {
+  return stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
+}
+
+function startKeepAlive(stream: SSEStreamingApi, everyMs: number): ReturnType<typeof setInterval> {
+  let pending = false;
+  return setInterval(() => {
+    // Never more than one keep-alive queued behind a slow reader.
+    if (pending || stream.closed || stream.aborted) return;
+    pending = true;
+    void stream.write(': keep-alive\n\n').finally(() => (pending = false));
+  }, everyMs);
+}
