@@ -32,17 +32,12 @@ const MUTANTS = [
     'this.#turn.forcedFinal = true;',
     'this.#turn.forcedFinal = false;',
   ],
-  [
-    'deadline removed',
-    `${loop}run-agent.ts`,
-    'abort.abort(RUN_DEADLINE), limits.deadlineMs',
-    'undefined, limits.deadlineMs',
-  ],
+  ['deadline removed', `${loop}run-agent.ts`, '() => abort.abort(RUN_DEADLINE));', '() => undefined);'],
   [
     'model call not raced against the signal',
     `${loop}run-loop.ts`,
-    'readonly #onAbort = (): void => this.#modelCall.settle?.(ABORTED);',
-    'readonly #onAbort = (): void => undefined;',
+    'this.#modelCall.settle?.(ABORTED);\n',
+    '\n',
   ],
   [
     'tool timeout removed',
@@ -169,6 +164,30 @@ const MUTANTS = [
     `${loop}execute-action.ts`,
     'if (json !== undefined && json.length * 3 > limit && utf8Bytes(json) > limit) {',
     'if (false) {',
+  ],
+  [
+    'no approval for calls that change something',
+    `${loop}execute-action.ts`,
+    'if (gate !== undefined && needsApproval(tool)) {',
+    'if (false) {',
+  ],
+  [
+    'approval not bound to the run’s user',
+    `${loop}approvals.ts`,
+    'if (decision.by.id !== this.owner.id) {',
+    'if (false) {',
+  ],
+  [
+    'approval not bound to the input',
+    `${loop}approvals.ts`,
+    'if (decision.inputHash !== pending.inputHash) {',
+    'if (false) {',
+  ],
+  [
+    'approval usable twice',
+    `${loop}approvals.ts`,
+    '        this.#pending = undefined;\n        onSettled();',
+    '        onSettled();',
   ],
   [
     'timeouts need not nest',

@@ -5,7 +5,8 @@ import type { ToolCall, Usage } from './model.js';
 import type { Degraded, Observation } from './observation.js';
 import type { TimeoutHierarchy } from './timeout-hierarchy.js';
 
-export type RunStatus = 'success' | 'stopped' | 'cancelled' | 'error';
+/** How a run stopped: ended (`success`, `stopped`, `cancelled`, `error`) or paused for its user. */
+export type RunStatus = 'success' | 'stopped' | 'cancelled' | 'error' | 'awaiting_approval';
 
 /** Which limit ended a `stopped` run. */
 export type StopReason = 'max_steps' | 'repeated_action' | 'deadline';
@@ -110,6 +111,23 @@ export interface MessageEvent extends EventBase {
   readonly degraded?: readonly Degraded[] | undefined;
 }
 
+/**
+ * The run pauses before a call that needs its user's approval: the exact (validated) input
+ * and its hash, to which an approval is bound. Followed by `done {status:
+ * "awaiting_approval"}`; an answer resumes the run in the same log.
+ */
+export interface ApprovalEvent extends EventBase {
+  readonly type: 'approval';
+  /** The model step whose call waits. */
+  readonly index: number;
+  readonly actId: string;
+  readonly tool: string;
+  readonly input: unknown;
+  readonly inputHash: string;
+  /** Epoch ms after which an answer is refused and the call is not made. */
+  readonly expiresAt: number;
+}
+
 export interface ErrorEvent extends EventBase {
   readonly type: 'error';
   readonly code: ErrorCode;
@@ -126,8 +144,11 @@ export interface DoneEvent extends EventBase {
   readonly durationMs: number;
 }
 
-/** `start → step* → message → done`; a failure is `… → error → done`. */
-export type RunEvent = StartEvent | StepEvent | MessageEvent | ErrorEvent | DoneEvent;
+/**
+ * `start → step* → message → done`; a failure is `… → error → done`; a pause is
+ * `… → approval → done {awaiting_approval}`, and the answer continues the same log.
+ */
+export type RunEvent = StartEvent | StepEvent | ApprovalEvent | MessageEvent | ErrorEvent | DoneEvent;
 
 /** An event before the log stamps it with run id, sequence number and time. */
 export type EventDraft = RunEvent extends infer E

@@ -24,6 +24,8 @@ export interface RunLimits {
   readonly maxStringChars: number;
   /** A tool result larger than this (UTF-8 bytes of its JSON) is stored by reference, not shown whole. */
   readonly largeResultBytes: number;
+  /** How long a call waits for its user's approval (the run's deadline stands still meanwhile). */
+  readonly approvalTtlMs: number;
 }
 
 export const DEFAULT_LIMITS: RunLimits = Object.freeze({
@@ -37,6 +39,7 @@ export const DEFAULT_LIMITS: RunLimits = Object.freeze({
   toolConcurrency: 4,
   maxStringChars: 100,
   largeResultBytes: 100_000,
+  approvalTtlMs: 600_000,
 });
 
 /** The longest delay a JavaScript timer honours; longer ones fire after 1 ms. */
@@ -71,5 +74,6 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
     toolConcurrency: overrides.toolConcurrency ?? d.toolConcurrency,
     maxStringChars: overrides.maxStringChars ?? d.maxStringChars,
     largeResultBytes: overrides.largeResultBytes ?? d.largeResultBytes,
+    approvalTtlMs: overrides.approvalTtlMs ?? d.approvalTtlMs,
   });
 }

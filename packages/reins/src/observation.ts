@@ -1,5 +1,6 @@
 import type { BlobRef } from './blob-store.js';
 import type { ErrorCode } from './errors.js';
+import type { ApprovalOutcome } from './loop/approvals.js';
 
 /**
  * Which layer produced a failed observation: the runtime refused the call before the tool
@@ -39,6 +40,8 @@ export interface Observation {
   readonly attempts?: number;
   /** Set when a fallback answered instead of the tool: what failed and what is lost. */
   readonly degraded?: Degraded;
+  /** For a call that needed approval: who answered, when, and how (evidence). */
+  readonly approval?: ApprovalOutcome;
 }
 
 /** The label of a degraded observation (stamped by the runtime, never by the model). */

@@ -1,4 +1,5 @@
 import type {
+  ApprovalEvent,
   DoneEvent,
   ErrorEvent,
   MessageEvent,
@@ -42,7 +43,17 @@ export interface RunRecord {
   readonly format: 'structured' | 'raw';
   /** Fallbacks that answered for failing tools: the answer is degraded, and this says how. */
   readonly degraded?: readonly Degraded[] | undefined;
-  readonly intent: 'answer' | 'ask' | 'notice' | 'error' | 'cancelled';
+  readonly intent: 'answer' | 'ask' | 'notice' | 'error' | 'cancelled' | 'approval';
+  /** While the run waits for its user: the call, its exact input and what an approval must name. */
+  readonly pending_approval?:
+    | {
+        readonly act_id: string;
+        readonly tool: string;
+        readonly input: unknown;
+        readonly input_hash: string;
+        readonly expires_at: string;
+      }
+    | undefined;
   readonly error?: { readonly code: string; readonly message: string } | undefined;
   readonly limits: RunLimits;
   readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
@@ -59,6 +70,7 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
   let done: DoneEvent | undefined;
   let message: MessageEvent | undefined;
   let error: ErrorEvent | undefined;
+  let approval: ApprovalEvent | undefined;
   const steps: RecordStep[] = [];
   for (const event of events) {
     switch (event.type) {
@@ -74,6 +86,9 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
       case 'error':
         error = event;
         break;
+      case 'approval':
+        approval = event;
+        break;
       case 'done':
         done = event;
         break;
@@ -82,21 +97,28 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
   if (start === undefined || done === undefined) {
     throw new Error('buildRunRecord needs a complete log (start … done)');
   }
+  const paused = done.status === 'awaiting_approval' ? approval : undefined;
   const answer =
-    message !== undefined
+    paused !== undefined
       ? {
-          final_answer: message.text,
-          format: message.format,
-          intent: message.intent,
-          degraded: message.degraded,
+          final_answer: `Waiting for the user's approval to run ${paused.tool} with the input shown.`,
+          format: 'structured' as const,
+          intent: 'approval' as const,
         }
-      : error !== undefined
-        ? { final_answer: error.message, format: 'structured' as const, intent: 'error' as const }
-        : {
-            final_answer: `The run was cancelled after ${done.steps} completed step(s).`,
-            format: 'structured' as const,
-            intent: 'cancelled' as const,
-          };
+      : message !== undefined
+        ? {
+            final_answer: message.text,
+            format: message.format,
+            intent: message.intent,
+            degraded: message.degraded,
+          }
+        : error !== undefined
+          ? { final_answer: error.message, format: 'structured' as const, intent: 'error' as const }
+          : {
+              final_answer: `The run was cancelled after ${done.steps} completed step(s).`,
+              format: 'structured' as const,
+              intent: 'cancelled' as const,
+            };
   const record: RunRecord = {
     schema_version: RUN_RECORD_VERSION,
     run_id: start.runId,
@@ -108,6 +130,16 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
     stop_reason: done.stopReason, // undefined (so absent from the JSON) unless stopped
     ...answer,
     error: error === undefined ? undefined : { code: error.code, message: error.message },
+    pending_approval:
+      paused === undefined
+        ? undefined
+        : {
+            act_id: paused.actId,
+            tool: paused.tool,
+            input: paused.input,
+            input_hash: paused.inputHash,
+            expires_at: iso(paused.expiresAt),
+          },
     limits: start.limits,
     usage: { input_tokens: done.usage.inputTokens, output_tokens: done.usage.outputTokens },
     model_steps: done.steps,

@@ -19,6 +19,7 @@ function timedTools() {
       input: z.object({ id: z.string(), ms: z.number().default(20) }),
       output: z.object({ id: z.string() }),
       readOnly,
+      needsApproval: false, // these tests are about ordering, not approval
       run: async ({ id, ms }) => {
         log.push(`start ${id}`);
         stats.peak = Math.max(stats.peak, ++inFlight);

@@ -6,7 +6,13 @@ import { chooseCliModel } from './choose-model.js';
 import { exampleTools } from './example-tools.js';
 import { formatEvent } from './print-event.js';
 
-const EXIT: Readonly<Record<RunStatus, number>> = { success: 0, error: 1, stopped: 3, cancelled: 130 };
+const EXIT: Readonly<Record<RunStatus, number>> = {
+  success: 0,
+  error: 1,
+  stopped: 3,
+  awaiting_approval: 4,
+  cancelled: 130,
+};
 
 /** Where the CLI writes; injectable so tests capture output without patching `process`. */
 export interface CliIo {

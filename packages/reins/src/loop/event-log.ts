@@ -4,12 +4,17 @@ import { CallbackList } from '../util/callback-list.js';
 /**
  * The run's append-only event log. It is the evidence (the record is derived from it) and
  * the stream: every iterator replays from the first event, then follows live until `done`.
+ * A paused run's log ends with `done {awaiting_…}` and grows again when it resumes
+ * (follow it again from the next sequence number).
  */
 export class EventLog {
   readonly #events: RunEvent[] = [];
   // Iterators waiting for the next event: usually none or one.
   readonly #waiters = new CallbackList();
+  // Callers waiting for the run to stop (end or pause).
+  readonly #stopWaiters = new CallbackList();
   #closed = false;
+  #stops = 0;
 
   constructor(
     private readonly runId: string,
@@ -34,9 +39,32 @@ export class EventLog {
     event.seq = this.#events.length;
     event.at = at;
     this.#events.push(event as RunEvent);
-    if (event.type === 'done') this.#closed = true;
+    if (event.type === 'done') {
+      this.#closed = true;
+      this.#stops++;
+    }
     this.#waiters.drain();
+    if (event.type === 'done') this.#stopWaiters.drain();
     return event;
+  }
+
+  /** How many times the run stopped (ended or paused) so far. */
+  get stops(): number {
+    return this.#stops;
+  }
+
+  /** Calls `wake` once, at the next `done` (a pause or the end). */
+  onStop(wake: () => void): void {
+    this.#stopWaiters.add(wake);
+  }
+
+  /** A paused run resumes: events follow its `done {awaiting_…}` in the same log. */
+  reopen(): void {
+    const last = this.#events.at(-1);
+    if (last?.type !== 'done' || !last.status.startsWith('awaiting_')) {
+      throw new Error(`run ${this.runId}: only a paused run can resume`);
+    }
+    this.#closed = false;
   }
 
   /** Replays from `fromSeq`, then follows live until `done` (a plain iterator: cheaper than a generator). */

@@ -8,6 +8,7 @@ import type { AnyTool, CheckResult, ToolProgress } from '../tool.js';
 import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
 import type { ToolPolicies } from '../policies/tool-policies.js';
+import type { ApprovalOutcome } from './approvals.js';
 import type { AbortLike } from './run-abort.js';
 import { checkAgainst, describeIssues, sandboxInput, type Checked, type Issue } from './validate-io.js';
 import { toolSpec } from './tool-catalog.js';
@@ -29,8 +30,22 @@ export interface ActEnv {
   readonly deps: RunDeps;
   /** The tools' guards (breakers, caps) and metrics hooks, shared across runs (default: `defaultToolPolicies`). */
   readonly policies?: ToolPolicies | undefined;
+  /**
+   * Asks the run's user to approve a call of a tool that needs it (validated input in hand);
+   * absent = no approval step (direct `executeAction` callers are the app's own code).
+   */
+  approval?: ApprovalGate | undefined;
   /** Where tools' progress reports go (the loop, which sets it when it starts); absent = dropped. */
   progress?: ToolProgressSink | undefined;
+}
+
+export interface ApprovalGate {
+  requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome>;
+}
+
+/** Whether a call of `tool` waits for its user: `needsApproval`, by default every tool that changes something. */
+export function needsApproval(tool: AnyTool): boolean {
+  return tool.needsApproval ?? !tool.readOnly;
 }
 
 export interface ToolProgressSink {
@@ -103,9 +118,49 @@ export function actOn(
     };
     return observe(request, env, started, 'rejected', outcome, 'runtime');
   }
-  const invoked = invokeTool(tool, input.value, request.actId, env);
+  const gate = env.approval;
+  if (gate !== undefined && needsApproval(tool)) {
+    return gate.requestApproval(request.actId, tool.name, input.value).then((outcome) => {
+      if (outcome.kind !== 'approved') return refusedByUser(request, env, started, outcome);
+      const approved = invokeAndCheck(request, env, started, tool, input.value);
+      const stamp = (o: Observation): Observation => ({ ...o, approval: outcome });
+      return approved instanceof Promise ? approved.then(stamp) : stamp(approved);
+    });
+  }
+  return invokeAndCheck(request, env, started, tool, input.value);
+}
+
+function refusedByUser(
+  request: ActRequest,
+  env: ActEnv,
+  started: number,
+  outcome: ApprovalOutcome,
+): Observation {
+  const declined = outcome.kind === 'declined';
+  const message = declined
+    ? `the user declined this call of ${request.tool}; do not retry it, tell the user what was not done`
+    : `no approval for this call of ${request.tool} arrived in time; it was not made`;
+  const observation = observe(
+    request,
+    env,
+    started,
+    'rejected',
+    { code: declined ? 'PERMISSION_DENIED' : 'TIMEOUT', message, layer: 'guard' },
+    'runtime',
+  );
+  return { ...observation, approval: outcome };
+}
+
+function invokeAndCheck(
+  request: ActRequest,
+  env: ActEnv,
+  started: number,
+  tool: AnyTool,
+  input: unknown,
+): Observation | Promise<Observation> {
+  const invoked = invokeTool(tool, input, request.actId, env);
   const checked = (settled: Invocation): Observation | Promise<Observation> => {
-    const observation = checkResult(request, env, started, tool, input.value, settled);
+    const observation = checkResult(request, env, started, tool, input, settled);
     return observation instanceof Promise
       ? observation.then((large) => orFallback(large, tool, request, env, started))
       : orFallback(observation, tool, request, env, started);

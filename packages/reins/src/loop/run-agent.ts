@@ -15,6 +15,9 @@ import { toolSet } from './tool-catalog.js';
 import { timeoutHierarchy } from '../timeout-hierarchy.js';
 import { defaultToolPolicies, type ToolPolicies } from '../policies/tool-policies.js';
 import { readLargeField, type BlobStore } from '../blob-store.js';
+import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
+import { needsApproval } from './execute-action.js';
+import { RunDeadline } from './run-deadline.js';
 import { defaultBlobStore } from './execute-action.js';
 
 export interface RunAgentOptions {
@@ -45,10 +48,21 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
   readonly runId: string;
   /** The log so far (append-only). */
   readonly events: readonly RunEvent[];
-  /** Settles when the run has ended; never rejects. */
+  /**
+   * The record when the run next stops: it ended, or it paused for its user (`status:
+   * "awaiting_approval"`; read `result` again after answering). Never rejects.
+   */
   readonly result: Promise<RunRecord>;
   /** Cancels the run (status `cancelled`). No model or tool call starts afterwards. */
   cancel(): void;
+  /** The call waiting for approval, if the run is paused for one. */
+  readonly pendingApproval: PendingApproval | undefined;
+  /**
+   * Answers the pending approval. Refused as data unless it comes from the run's own user
+   * (`by`, from the server's authentication), names the waiting act and the hash of its
+   * exact input, and arrives before it expires; each approval is used once.
+   */
+  approve(decision: ApprovalDecision): ApprovalAnswer;
   /** A large result by its reference (`observation.resultRef.ref`); `undefined` when no longer stored. */
   readLargeField(ref: string): Promise<unknown>;
 }
@@ -71,10 +85,14 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const external = options.signal;
   if (external?.aborted) cancel();
   else external?.addEventListener('abort', cancel, { once: true });
-  const deadline = deps.setTimer(() => abort.abort(RUN_DEADLINE), limits.deadlineMs);
+  const deadline = new RunDeadline(deps, limits.deadlineMs, () => abort.abort(RUN_DEADLINE));
+  const principal = options.principal ?? ANONYMOUS;
+  const approvals = toolSetNeedsApproval(options.tools)
+    ? new Approvals(principal, deps.now, deps)
+    : undefined;
 
   const cleanup = (): void => {
-    deps.clearTimer(deadline);
+    deadline.clear();
     external?.removeEventListener('abort', cancel);
   };
   const finished = runLoop({
@@ -88,9 +106,11 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     limits,
     log,
     deps,
+    approvals,
+    deadline,
     act: {
       registry,
-      principal: options.principal ?? ANONYMOUS,
+      principal,
       runId,
       signal: abort,
       defaultTimeoutMs: limits.toolTimeoutMs,
@@ -114,7 +134,19 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     cleanup();
   });
 
-  return new Run(runId, log, finished, cancel, blobStore);
+  return new Run(runId, log, finished, cancel, blobStore, approvals);
+}
+
+const approvalNeeds = new WeakMap<readonly AnyTool[], boolean>();
+
+/** Whether any tool of the set waits for approval (cached per array: most runs share one). */
+function toolSetNeedsApproval(tools: readonly AnyTool[]): boolean {
+  let needs = approvalNeeds.get(tools);
+  if (needs === undefined) {
+    needs = tools.some(needsApproval);
+    approvalNeeds.set(tools, needs);
+  }
+  return needs;
 }
 
 /**
@@ -125,9 +157,28 @@ export function runAgent(options: RunAgentOptions): AgentRun {
 class Run implements AgentRun {
   readonly events: readonly RunEvent[];
   readonly #log: EventLog;
-  readonly #finished: Promise<void>;
   #result: Promise<RunRecord> | undefined;
+  /** `log.stops` when `#result` was made: a resumed run needs a new one. */
+  #resultStops = -1;
   readonly #blobStore: BlobStore;
+  readonly #approvals: Approvals | undefined;
+  /** Settles when the loop has ended and released its timers and listeners. */
+  readonly #finished: Promise<void>;
+
+  get pendingApproval(): PendingApproval | undefined {
+    return this.#approvals?.pending;
+  }
+
+  approve(decision: ApprovalDecision): ApprovalAnswer {
+    if (this.#approvals === undefined) {
+      return {
+        ok: false,
+        code: 'NOT_FOUND',
+        message: 'no approval is pending for this act (answered, expired or never asked)',
+      };
+    }
+    return this.#approvals.answer(decision);
+  }
 
   readLargeField(ref: string): Promise<unknown> {
     return readLargeField(this.#blobStore, ref);
@@ -139,15 +190,36 @@ class Run implements AgentRun {
     finished: Promise<void>,
     readonly cancel: () => void,
     blobStore: BlobStore,
+    approvals: Approvals | undefined,
   ) {
     this.#blobStore = blobStore;
+    this.#approvals = approvals;
     this.events = log.events; // the log's own array: live, append-only
     this.#log = log;
     this.#finished = finished;
   }
 
   get result(): Promise<RunRecord> {
-    return (this.#result ??= this.#finished.then(() => buildRunRecord(this.#log.events)));
+    const log = this.#log;
+    // A running log's stop count grows by one at its next stop; a stopped one's is final until it resumes.
+    const stops = log.closed ? log.stops : log.stops + 1;
+    if (this.#result === undefined || this.#resultStops !== stops) {
+      this.#resultStops = stops;
+      const record = (): RunRecord => buildRunRecord(log.events);
+      // A pause resolves at once; an end once the loop has released its timers and listeners.
+      const settle = (resolve: (record: Promise<RunRecord> | RunRecord) => void): void => {
+        const last = log.events.at(-1);
+        resolve(
+          last?.type === 'done' && last.status === 'awaiting_approval'
+            ? record()
+            : this.#finished.then(record),
+        );
+      };
+      this.#result = log.closed
+        ? new Promise(settle)
+        : new Promise((resolve) => log.onStop(() => settle(resolve)));
+    }
+    return this.#result;
   }
 
   [Symbol.asyncIterator](): AsyncIterator<RunEvent> {

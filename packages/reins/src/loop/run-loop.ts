@@ -16,7 +16,8 @@ import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
 import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
-import { actOn, type ActEnv, type ToolProgressSink } from './execute-action.js';
+import { actOn, type ActEnv, type ApprovalGate, type ToolProgressSink } from './execute-action.js';
+import { inputHash, type ApprovalOutcome, type Approvals } from './approvals.js';
 import type { ToolProgress } from '../tool.js';
 import { maskPiiText } from '../sanitize/mask-pii.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
@@ -36,6 +37,10 @@ export interface LoopContext {
   readonly act: ActEnv;
   readonly log: EventLog;
   readonly deps: RunDeps;
+  /** The run's approvals (a call that needs one pauses the run until its user answers). */
+  readonly approvals?: Approvals | undefined;
+  /** The run's deadline, paused while the run waits for its user. */
+  readonly deadline?: { pause(): void; resume(): void } | undefined;
 }
 
 /**
@@ -47,7 +52,7 @@ export function runLoop(ctx: LoopContext): Promise<void> {
 }
 
 /** One run's loop state. A class, not closures: a run in flight holds less (see bench/). */
-class ReactLoop implements DeltaSink, ToolProgressSink {
+class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   readonly #ctx: LoopContext;
   /** The run's act environment; this loop is the sink of its tools' progress reports. */
   readonly #act: ActEnv;
@@ -64,12 +69,16 @@ class ReactLoop implements DeltaSink, ToolProgressSink {
   #modelStep = 0;
   readonly #modelCall: ModelCallSlot = {};
   // The run's one abort listener: settles the model call in flight (if any) at once.
-  readonly #onAbort = (): void => this.#modelCall.settle?.(ABORTED);
+  readonly #onAbort = (): void => {
+    this.#modelCall.settle?.(ABORTED);
+    this.#ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
+  };
 
   constructor(ctx: LoopContext) {
     this.#ctx = ctx;
     this.#act = ctx.act;
     ctx.act.progress = this;
+    if (ctx.approvals !== undefined) ctx.act.approval = this;
     this.#started = ctx.deps.now();
     this.#demo = ctx.model.demo === true;
   }
@@ -299,6 +308,28 @@ class ReactLoop implements DeltaSink, ToolProgressSink {
       },
       endedAt,
     );
+  }
+
+  /**
+   * Pauses the run before a call that needs approval: `approval` (exact input and its hash)
+   * then `done {awaiting_approval}`, the deadline stopped; resumes in the same log when the
+   * user answers, the approval expires or the run is cancelled.
+   */
+  async requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome> {
+    const { log, deps, limits, approvals, deadline } = this.#ctx;
+    const hash = await inputHash(input);
+    if (approvals === undefined || this.#act.signal.aborted || log.closed)
+      return { kind: 'expired', at: deps.now() };
+    const expiresAt = deps.now() + limits.approvalTtlMs;
+    const index = this.#completed + 1;
+    log.append({ type: 'approval', index, actId, tool, input, inputHash: hash, expiresAt });
+    const answered = approvals.wait({ actId, tool, input, inputHash: hash, expiresAt }, () => {
+      log.reopen();
+      deadline?.resume();
+    });
+    this.#done('awaiting_approval');
+    deadline?.pause();
+    return answered;
   }
 
   /** A tool's progress report, as a live `progress` event of the step whose call it is. */
