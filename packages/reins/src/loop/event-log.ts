@@ -11,8 +11,8 @@ export class EventLog {
   readonly #events: RunEvent[] = [];
   // Iterators waiting for the next event: usually none or one.
   readonly #waiters = new CallbackList();
-  // Callers waiting for the run to stop (end or pause).
-  readonly #stopWaiters = new CallbackList();
+  // Callers waiting for the run to stop (end or pause); made when the first one asks.
+  #stopWaiters: CallbackList | undefined;
   #closed = false;
   #stops = 0;
 
@@ -44,7 +44,7 @@ export class EventLog {
       this.#stops++;
     }
     this.#waiters.drain();
-    if (event.type === 'done') this.#stopWaiters.drain();
+    if (event.type === 'done') this.#stopWaiters?.drain();
     return event;
   }
 
@@ -55,7 +55,7 @@ export class EventLog {
 
   /** Calls `wake` once, at the next `done` (a pause or the end). */
   onStop(wake: () => void): void {
-    this.#stopWaiters.add(wake);
+    (this.#stopWaiters ??= new CallbackList()).add(wake);
   }
 
   /** A paused run resumes: events follow its `done {awaiting_…}` in the same log. */

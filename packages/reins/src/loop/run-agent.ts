@@ -13,7 +13,7 @@ import { runLoop } from './run-loop.js';
 import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
 import { toolSet } from './tool-catalog.js';
 import { timeoutHierarchy } from '../timeout-hierarchy.js';
-import { defaultToolPolicies, type ToolPolicies } from '../policies/tool-policies.js';
+import type { ToolPolicies } from '../policies/tool-policies.js';
 import { readLargeField, type BlobStore } from '../blob-store.js';
 import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
 import { needsApproval } from './execute-action.js';
@@ -85,14 +85,20 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const external = options.signal;
   if (external?.aborted) cancel();
   else external?.addEventListener('abort', cancel, { once: true });
-  const deadline = new RunDeadline(deps, limits.deadlineMs, () => abort.abort(RUN_DEADLINE));
   const principal = options.principal ?? ANONYMOUS;
   const approvals = toolSetNeedsApproval(options.tools)
     ? new Approvals(principal, deps.now, deps)
     : undefined;
+  const onDeadline = (): void => abort.abort(RUN_DEADLINE);
+  // Only a run that can pause needs a deadline that can stand still (a plain timer is 72 bytes lighter).
+  const deadline =
+    approvals === undefined
+      ? deps.setTimer(onDeadline, limits.deadlineMs)
+      : new RunDeadline(deps, limits.deadlineMs, onDeadline);
 
   const cleanup = (): void => {
-    deadline.clear();
+    if (deadline instanceof RunDeadline) deadline.clear();
+    else deps.clearTimer(deadline);
     external?.removeEventListener('abort', cancel);
   };
   const finished = runLoop({
@@ -107,7 +113,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     log,
     deps,
     approvals,
-    deadline,
+    deadline: deadline instanceof RunDeadline ? deadline : undefined,
     act: {
       registry,
       principal,
@@ -118,7 +124,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       largeResultBytes: limits.largeResultBytes,
       blobStore,
       deps,
-      policies: options.policies ?? defaultToolPolicies,
+      policies: options.policies,
       progress: undefined, // the loop connects itself (one object per run, not a copy)
     },
   }).then(cleanup, (thrown: unknown) => {
@@ -201,6 +207,9 @@ class Run implements AgentRun {
 
   get result(): Promise<RunRecord> {
     const log = this.#log;
+    // A run that cannot pause stops once: its record is ready when the loop has finished.
+    if (this.#approvals === undefined)
+      return (this.#result ??= this.#finished.then(() => buildRunRecord(log.events)));
     // A running log's stop count grows by one at its next stop; a stopped one's is final until it resumes.
     const stops = log.closed ? log.stops : log.stops + 1;
     if (this.#result === undefined || this.#resultStops !== stops) {
