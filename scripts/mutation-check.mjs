@@ -32,7 +32,12 @@ const MUTANTS = [
     'this.#turn.forcedFinal = true;',
     'this.#turn.forcedFinal = false;',
   ],
-  ['deadline removed', `${loop}run-agent.ts`, '() => abort.abort(RUN_DEADLINE));', '() => undefined);'],
+  [
+    'deadline removed',
+    `${loop}run-agent.ts`,
+    'const onDeadline = (): void => abort.abort(RUN_DEADLINE);',
+    'const onDeadline = (): void => undefined;',
+  ],
   [
     'model call not raced against the signal',
     `${loop}run-loop.ts`,
