@@ -129,7 +129,7 @@ const MUTANTS = [
   [
     'a call that may change something does not run alone',
     `${loop}run-loop.ts`,
-    "const alone = call.kind === 'run' && act.registry.get(call.tool)?.readOnly === false;",
+    "const alone = call.kind === 'run' && runsAlone(act.registry, call.tool);",
     'const alone = false;',
   ],
   ['calls per step unbounded', `${loop}resolve-turn.ts`, 'if (i >= maxCallsPerStep) {', 'if (false) {'],

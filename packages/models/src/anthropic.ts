@@ -167,7 +167,7 @@ function wireContent(message: ChatMessage): string | WireBlock[] {
     input: inputObject(call),
   }));
   // The API refuses empty text blocks.
-  return message.content === '' ? uses : [{ type: 'text', text: message.content }, ...uses];
+  return message.content.trim() === '' ? uses : [{ type: 'text', text: message.content }, ...uses];
 }
 
 /** `tool_use.input` must be an object; arguments from another provider may be a JSON string. */
@@ -183,8 +183,9 @@ function inputObject(call: ToolCall): unknown {
 
 function join(a: string | WireBlock[], b: string | WireBlock[]): string | WireBlock[] {
   if (typeof a === 'string' && typeof b === 'string') return `${a}\n\n${b}`;
+  // The API refuses blank text blocks.
   const blocks = (c: string | WireBlock[]): WireBlock[] =>
-    typeof c === 'string' ? [{ type: 'text', text: c }] : c;
+    typeof c !== 'string' ? c : c.trim() === '' ? [] : [{ type: 'text', text: c }];
   return [...blocks(a), ...blocks(b)];
 }
 

@@ -205,7 +205,14 @@ async function readStream(
       request.onDelta?.(content);
     }
     for (const piece of delta?.tool_calls ?? []) {
-      const index = typeof piece.index === 'number' ? piece.index : calls.length;
+      // Without an index, a piece with an id or a name starts a call; any other continues the last.
+      const starts = typeof piece.id === 'string' || typeof piece.function?.name === 'string';
+      const index =
+        typeof piece.index === 'number'
+          ? piece.index
+          : starts || calls.length === 0
+            ? calls.length
+            : calls.length - 1;
       // An index is a position among this turn's calls; anything else is not a stream we can read.
       if (!Number.isInteger(index) || index < 0 || index >= MAX_TOOL_CALLS) return MALFORMED_STREAM;
       const call = (calls[index] ??= { name: '', args: '' });

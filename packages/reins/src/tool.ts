@@ -97,6 +97,11 @@ export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   run(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
 }
 
+/** Whether a call of `tool` waits for its user: `needsApproval`, by default every tool that changes something. */
+export function needsApproval(tool: AnyTool): boolean {
+  return tool.needsApproval ?? !tool.readOnly;
+}
+
 /** The loop handles tools of any schema; method syntax keeps `Tool<A, B>` assignable here. */
 export type AnyTool = Tool<z.ZodType, z.ZodType>;
 

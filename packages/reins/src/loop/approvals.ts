@@ -20,7 +20,8 @@ export type ApprovalAnswer =
 export type ApprovalOutcome =
   | { readonly kind: 'approved'; readonly by: string; readonly at: number }
   | { readonly kind: 'declined'; readonly by: string; readonly at: number }
-  | { readonly kind: 'expired'; readonly at: number };
+  | { readonly kind: 'expired'; readonly at: number }
+  | { readonly kind: 'cancelled'; readonly at: number };
 
 /** One act waiting for its user. */
 export interface PendingApproval {
@@ -113,9 +114,9 @@ export class Approvals {
     return { ok: true, actId: decision.actId, approved: decision.approve };
   }
 
-  /** The run ended (cancelled, deadline): a pending approval expires now. */
+  /** The run was cancelled (or failed): a pending approval ends now, unanswered. */
   close(): void {
-    this.#pending?.settle({ kind: 'expired', at: this.now() });
+    this.#pending?.settle({ kind: 'cancelled', at: this.now() });
   }
 }
 

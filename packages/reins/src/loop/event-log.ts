@@ -138,7 +138,14 @@ class LogCursor implements AsyncIterableIterator<RunEvent> {
     const events = this.log.events;
     if (this.#next < events.length) {
       const event = events[this.#next++] as RunEvent;
-      if (event.type === 'done') this.#finished = true;
+      // An iterator ends at the end of the run, or at a pause the run has not resumed from
+      // (yet): a pause followed by more events is passed through.
+      if (
+        event.type === 'done' &&
+        (!event.status.startsWith('awaiting_') || (this.log.closed && this.#next === events.length))
+      ) {
+        this.#finished = true;
+      }
       return { done: false, value: event };
     }
     if (this.log.closed) {

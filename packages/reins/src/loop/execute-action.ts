@@ -4,7 +4,7 @@ import type { Degraded, Observation, ObservationLayer, ObservationStatus } from 
 import type { Principal } from '../principal.js';
 import { maskPii, maskPiiText, toJson } from '../sanitize/mask-pii.js';
 import { blobRefFor, memoryBlobStore, utf8Bytes, type BlobRef, type BlobStore } from '../blob-store.js';
-import type { AnyTool, CheckResult, ToolProgress } from '../tool.js';
+import { needsApproval, type AnyTool, type CheckResult, type ToolProgress } from '../tool.js';
 import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
 import type { ToolPolicies } from '../policies/tool-policies.js';
@@ -43,10 +43,7 @@ export interface ApprovalGate {
   requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome>;
 }
 
-/** Whether a call of `tool` waits for its user: `needsApproval`, by default every tool that changes something. */
-export function needsApproval(tool: AnyTool): boolean {
-  return tool.needsApproval ?? !tool.readOnly;
-}
+export { needsApproval };
 
 export interface ToolProgressSink {
   toolProgress(actId: string, tool: string, update: ToolProgress): void;
@@ -136,16 +133,24 @@ function refusedByUser(
   started: number,
   outcome: ApprovalOutcome,
 ): Observation {
-  const declined = outcome.kind === 'declined';
-  const message = declined
-    ? `the user declined this call of ${request.tool}; do not retry it, tell the user what was not done`
-    : `no approval for this call of ${request.tool} arrived in time; it was not made`;
+  const [code, message]: [ErrorCode, string] =
+    outcome.kind === 'declined'
+      ? [
+          'PERMISSION_DENIED',
+          `the user declined this call of ${request.tool}; do not retry it, tell the user what was not done`,
+        ]
+      : outcome.kind === 'cancelled'
+        ? [
+            'CANCELLED',
+            `the run was cancelled before this call of ${request.tool} was approved; it was not made`,
+          ]
+        : ['TIMEOUT', `no approval for this call of ${request.tool} arrived in time; it was not made`];
   const observation = observe(
     request,
     env,
     started,
     'rejected',
-    { code: declined ? 'PERMISSION_DENIED' : 'TIMEOUT', message, layer: 'guard' },
+    { code, message, layer: 'guard' },
     'runtime',
   );
   return { ...observation, approval: outcome };
@@ -209,7 +214,17 @@ function orFallback(
     reason: { code: error.code, message: error.message },
     lost: tool.fallback.lost,
   };
-  const label = (answer: Observation): Observation => ({ ...answer, tool: tool.name, degraded });
+  // Only a fallback that answered makes a degraded answer; one that failed too leaves the failure, saying so.
+  const label = (answer: Observation): Observation =>
+    answer.status === 'ok'
+      ? { ...answer, tool: tool.name, degraded }
+      : {
+          ...observation,
+          error: {
+            ...error,
+            message: `${error.message}; its fallback ${backup.name} failed too: ${answer.error?.code ?? 'INTERNAL'}: ${answer.error?.message ?? ''}`,
+          },
+        };
   const answered = actOn({ ...request, tool: backup.name, noFallback: true }, env, started);
   return answered instanceof Promise ? answered.then(label) : label(answered);
 }

@@ -20,6 +20,8 @@ export type Invocation =
       readonly message: string;
       readonly details?: unknown;
       readonly attempts?: number;
+      /** The run stopped the call (deadline, cancel): no verdict on the tool's health. */
+      readonly byRun?: boolean;
     };
 
 /**
@@ -243,15 +245,17 @@ function stoppedBy(reason: unknown, tool: AnyTool, timeoutMs: number): Invocatio
       message: `${tool.name} took longer than ${timeoutMs} ms`,
     };
   }
+  // Stopped by the run (deadline, cancel): says nothing about the tool's health (`byRun`).
   if (reason === RUN_DEADLINE) {
     const message = `the run's deadline passed while ${tool.name} ran`;
-    return { ok: false, status: 'timeout', code: 'TIMEOUT', message };
+    return { ok: false, status: 'timeout', code: 'TIMEOUT', message, byRun: true };
   }
   return {
     ok: false,
     status: 'error',
     code: 'CANCELLED',
     message: `the run was cancelled while ${tool.name} ran`,
+    byRun: true,
   };
 }
 

@@ -16,7 +16,6 @@ import { timeoutHierarchy } from '../timeout-hierarchy.js';
 import type { ToolPolicies } from '../policies/tool-policies.js';
 import { readLargeField, type BlobStore } from '../blob-store.js';
 import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
-import { needsApproval } from './execute-action.js';
 import { RunDeadline } from './run-deadline.js';
 import { defaultBlobStore } from './execute-action.js';
 
@@ -63,6 +62,11 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
    * exact input, and arrives before it expires; each approval is used once.
    */
   approve(decision: ApprovalDecision): ApprovalAnswer;
+  /**
+   * Follows the log from sequence number `fromSeq` (the SSE `Last-Event-ID` + 1) until the run
+   * stops: ends or pauses. Iterating the run itself is `follow(0)`.
+   */
+  follow(fromSeq: number): AsyncIterableIterator<RunEvent>;
   /** A large result by its reference (`observation.resultRef.ref`); `undefined` when no longer stored. */
   readLargeField(ref: string): Promise<unknown>;
 }
@@ -74,7 +78,7 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
 export function runAgent(options: RunAgentOptions): AgentRun {
   const deps = withDefaults(options.deps);
   const limits = resolveLimits(options.limits);
-  const { registry, specs, names } = toolSet(options.tools);
+  const { registry, specs, names, needsApproval: mayPause } = toolSet(options.tools);
   const timeouts = timeoutHierarchy(limits, options.tools);
   const runId = options.runId ?? deps.newId();
   const log = new EventLog(runId, deps.now);
@@ -86,9 +90,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   if (external?.aborted) cancel();
   else external?.addEventListener('abort', cancel, { once: true });
   const principal = options.principal ?? ANONYMOUS;
-  const approvals = toolSetNeedsApproval(options.tools)
-    ? new Approvals(principal, deps.now, deps)
-    : undefined;
+  const approvals = mayPause ? new Approvals(principal, deps.now, deps) : undefined;
   const onDeadline = (): void => abort.abort(RUN_DEADLINE);
   // Only a run that can pause needs a deadline that can stand still (a plain timer is 72 bytes lighter).
   const deadline =
@@ -141,18 +143,6 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   });
 
   return new Run(runId, log, finished, cancel, blobStore, approvals);
-}
-
-const approvalNeeds = new WeakMap<readonly AnyTool[], boolean>();
-
-/** Whether any tool of the set waits for approval (cached per array: most runs share one). */
-function toolSetNeedsApproval(tools: readonly AnyTool[]): boolean {
-  let needs = approvalNeeds.get(tools);
-  if (needs === undefined) {
-    needs = tools.some(needsApproval);
-    approvalNeeds.set(tools, needs);
-  }
-  return needs;
 }
 
 /**
@@ -233,5 +223,9 @@ class Run implements AgentRun {
 
   [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
     return this.#log.follow();
+  }
+
+  follow(fromSeq: number): AsyncIterableIterator<RunEvent> {
+    return this.#log.follow(fromSeq);
   }
 }

@@ -16,7 +16,14 @@ import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
 import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
-import { actOn, type ActEnv, type ApprovalGate, type ToolProgressSink } from './execute-action.js';
+import {
+  actOn,
+  needsApproval,
+  type ActEnv,
+  type ApprovalGate,
+  type ToolProgressSink,
+} from './execute-action.js';
+import type { AnyTool } from '../tool.js';
 import { inputHash, type ApprovalOutcome, type Approvals } from './approvals.js';
 import type { ToolProgress } from '../tool.js';
 import { maskPiiText } from '../sanitize/mask-pii.js';
@@ -183,6 +190,11 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     } catch (thrown) {
       // A bug in the loop, or a value it could not handle: still end the log, with the real
       // step count and usage, so no consumer hangs and the evidence stays true.
+      const last = log.events.at(-1);
+      if (log.closed && last?.type === 'done' && last.status === 'awaiting_approval') {
+        this.#ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
+        if (log.closed) log.reopen();
+      }
       if (!log.closed) {
         log.append({
           type: 'error',
@@ -229,7 +241,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     const running = new Set<Promise<void>>();
     for (let i = 0; i < calls.length; i++) {
       const call = calls[i] as PlannedCall;
-      const alone = call.kind === 'run' && act.registry.get(call.tool)?.readOnly === false;
+      const alone = call.kind === 'run' && runsAlone(act.registry, call.tool);
       if (alone) await Promise.all(running);
       else while (running.size >= limits.toolConcurrency) await Promise.race(running);
       if (act.signal.aborted) break;
@@ -319,7 +331,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     const { log, deps, limits, approvals, deadline } = this.#ctx;
     const hash = await inputHash(input);
     if (approvals === undefined || this.#act.signal.aborted || log.closed)
-      return { kind: 'expired', at: deps.now() };
+      return { kind: 'cancelled', at: deps.now() };
     const expiresAt = deps.now() + limits.approvalTtlMs;
     const index = this.#completed + 1;
     log.append({ type: 'approval', index, actId, tool, input, inputHash: hash, expiresAt });
@@ -417,6 +429,18 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
       durationMs: this.#ctx.deps.now() - this.#started,
     });
   }
+}
+
+/**
+ * Whether a call must wait for the calls before it and run alone: it may change something, or
+ * it may pause the run for approval — itself or through its fallback.
+ */
+function runsAlone(registry: ReadonlyMap<string, AnyTool>, name: string): boolean {
+  const tool = registry.get(name);
+  if (tool === undefined) return false;
+  if (!tool.readOnly || needsApproval(tool)) return true;
+  const backup = tool.fallback === undefined ? undefined : registry.get(tool.fallback.tool);
+  return backup !== undefined && (!backup.readOnly || needsApproval(backup));
 }
 
 /** Characters of a tool's progress message kept (it is untrusted text from the tool). */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { ToolSpec } from '../model.js';
-import type { AnyTool } from '../tool.js';
+import { needsApproval, type AnyTool } from '../tool.js';
 
 const specCache = new WeakMap<AnyTool, ToolSpec>();
 
@@ -33,6 +33,8 @@ export interface ToolSet {
   readonly registry: ReadonlyMap<string, AnyTool>;
   readonly specs: readonly ToolSpec[];
   readonly names: readonly string[];
+  /** Some tool of the set waits for approval (so its runs can pause). */
+  readonly needsApproval: boolean;
 }
 
 const toolSets = new WeakMap<readonly AnyTool[], ToolSet>();
@@ -55,6 +57,7 @@ export function toolSet(tools: readonly AnyTool[]): ToolSet {
     registry: toolRegistry(tools),
     specs,
     names: Object.freeze(specs.map((s) => s.name)),
+    needsApproval: tools.some(needsApproval),
   };
   toolSets.set(tools, set);
   return set;

@@ -104,7 +104,7 @@ export function sandboxInput(
 ): unknown {
   if (typeof value === 'string') {
     const trimmed = value.trim();
-    const bounded = isRecord(schema) && typeof schema.maxLength === 'number';
+    const bounded = boundsStrings(schema);
     if (!bounded && trimmed.length > cap) {
       issues.push({
         path: path || '(root)',
@@ -117,9 +117,11 @@ export function sandboxInput(
   const node = isRecord(schema) ? schema : undefined;
   if (Array.isArray(value)) {
     let copy: unknown[] | undefined;
+    const tuple = Array.isArray(node?.prefixItems) ? (node.prefixItems as unknown[]) : undefined;
     for (let i = 0; i < value.length; i++) {
       const item: unknown = value[i];
-      const safe = sandboxInput(item, node?.items, cap, issues, `${path}[${i}]`);
+      const itemSchema = tuple !== undefined && i < tuple.length ? tuple[i] : node?.items;
+      const safe = sandboxInput(item, itemSchema, cap, issues, `${path}[${i}]`);
       if (safe !== item) (copy ??= value.slice())[i] = safe;
     }
     return copy ?? value;
@@ -135,6 +137,17 @@ export function sandboxInput(
     if (safe !== item) (copy ??= { ...record })[key] = safe;
   }
   return copy ?? value;
+}
+
+/** The schema (or a branch of its union / intersection) sets a `maxLength` for strings. */
+function boundsStrings(schema: unknown, depth = 0): boolean {
+  if (!isRecord(schema) || depth > 8) return false;
+  if (typeof schema.maxLength === 'number') return true;
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const branches = schema[key];
+    if (Array.isArray(branches) && branches.some((branch) => boundsStrings(branch, depth + 1))) return true;
+  }
+  return false;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

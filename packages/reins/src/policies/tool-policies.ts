@@ -107,11 +107,21 @@ export class ToolGuard {
     attempt: () => T | Promise<T>,
     refused: (code: ErrorCode, why: string) => T,
   ): Promise<T> {
-    const guarded =
-      this.#breaker === undefined ? attempt : () => (this.#breaker as CircuitBreakerPolicy).execute(attempt);
+    const breaker = this.#breaker;
+    // A call the run stopped (deadline, cancel) is no verdict on the tool: it must neither
+    // count as a failure nor reset the count — except that a half-open probe cut short
+    // proves nothing, so the breaker opens again rather than closing.
+    const judged = async (): Promise<T> => {
+      const result = await attempt();
+      if (result.byRun !== true || breaker === undefined) return result;
+      if (breaker.state === CircuitState.HalfOpen) return { ...result, probeCut: true };
+      throw new NoVerdict(result);
+    };
+    const guarded = breaker === undefined ? attempt : () => breaker.execute(judged);
     try {
       return this.#bulkhead === undefined ? await guarded() : await this.#bulkhead.execute(guarded);
     } catch (thrown) {
+      if (thrown instanceof NoVerdict) return thrown.result as T;
       if (thrown instanceof BulkheadRejectedError) {
         return refused('RATE_LIMITED', `${this.tool} is already running ${this.policy.concurrency} calls`);
       }
@@ -127,7 +137,7 @@ export class ToolGuard {
 
   /** Tells the breaker about an attempt that ran directly and failed (a success changes nothing). */
   recordDirectFailure(result: AttemptResult): void {
-    if (this.#breaker === undefined || !isBreakerFailure(result)) return;
+    if (this.#breaker === undefined || result.byRun === true || !isBreakerFailure(result)) return;
     void this.#breaker.execute(() => result).catch(() => undefined);
   }
 }
@@ -136,10 +146,22 @@ export class ToolGuard {
 export interface AttemptResult {
   readonly ok: boolean;
   readonly code?: ErrorCode;
+  /** The run stopped the call: no verdict on the tool. */
+  readonly byRun?: boolean;
+  /** A half-open probe the run cut short: counted as a failure (the breaker stays open). */
+  readonly probeCut?: boolean;
+}
+
+/** Carries an attempt the breaker must not judge past cockatiel (an error it does not handle). */
+class NoVerdict extends Error {
+  constructor(readonly result: AttemptResult) {
+    super('no verdict');
+  }
 }
 
 function isBreakerFailure(result: unknown): boolean {
   const attempt = result as AttemptResult | undefined;
+  if (attempt?.probeCut === true) return true;
   return attempt?.ok === false && attempt.code !== undefined && BREAKER_FAILURES.has(attempt.code);
 }
 
