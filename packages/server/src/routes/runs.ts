@@ -5,12 +5,13 @@ import { ApiError, notFound } from '../http-error.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
 import { watchRun } from '../run-watcher.js';
 import type { AppEnv, ServerState } from '../server-state.js';
+import { approveHandlers } from './approve.js';
 import { json, settled, stream, wantsStream } from './run-responses.js';
 
 /**
  * `/v1/runs`: start a run (SSE or JSON), read it, follow it again, cancel it (paused runs
- * too). Every lookup is by owner: another user's run id gets the same 404 as an id that does
- * not exist.
+ * too), answer the approval a paused run waits for. Every lookup is by owner: another user's
+ * run id gets the same 404 as an id that does not exist.
  */
 export function runRoutes(s: ServerState): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -77,14 +78,14 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
     return c.json(runSummary(entry, await stoppedRecord(entry)));
   });
 
-  // TODO(approvals): answering a paused run's approval comes next; until then these answer
-  // 501 as data, after the same owner check.
-  for (const action of ['approve', 'answer'] as const) {
-    app.post(`/:id/${action}`, (c) => {
-      if (s.registry.get(c.req.param('id'), c.get('principal').id) === undefined) throw notFound();
-      throw new ApiError(501, 'NOT_IMPLEMENTED', `${action} is not implemented yet`);
-    });
-  }
+  app.post('/:id/approve', ...approveHandlers(s));
+
+  // TODO(clarify): answering a clarifying question (`awaiting_input`) is a later feature of
+  // the core; until then this answers 501 as data, after the same owner check.
+  app.post('/:id/answer', (c) => {
+    if (s.registry.get(c.req.param('id'), c.get('principal').id) === undefined) throw notFound();
+    throw new ApiError(501, 'NOT_IMPLEMENTED', 'answer is not implemented yet: runs do not ask to clarify');
+  });
   return app;
 }
 
