@@ -22,14 +22,18 @@ export interface ReinsServer {
   readonly runs: RunRegistry;
   readonly metrics: ServerMetrics;
   readonly quota: QuotaGuard;
-  /** Cancels live runs and closes the Redis client it created (not one it was given). */
+  /**
+   * Cancels unfinished runs (paused ones too) and closes the Redis client it created (not one
+   * it was given).
+   */
   close(): Promise<void>;
 }
 
 /**
  * Builds the Reins server: `POST /v1/runs` (SSE or JSON), `GET /v1/runs/:id`,
- * `GET /v1/runs/:id/events` (Last-Event-ID), `POST /v1/runs/:id/cancel`, `/health`,
- * `/metrics`. Everything run-related is derived from the runs' events.
+ * `GET /v1/runs/:id/events` (Last-Event-ID), `POST /v1/runs/:id/cancel`,
+ * `POST /v1/runs/:id/approve`, `/health`, `/metrics`. Everything run-related is derived
+ * from the runs' events.
  */
 export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const deps: ServerDeps = { now: Date.now, newId: uuidV4Like, ...options.deps };

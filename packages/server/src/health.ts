@@ -1,4 +1,5 @@
 import type { RunEvent } from 'reins';
+import { isPause } from './run-feed.js';
 
 export interface CheckResult {
   readonly status: 'up' | 'down' | 'disabled';
@@ -77,7 +78,7 @@ export class ModelHealth {
       const name = this.#runModels.get(event.runId) ?? 'unknown';
       const state = this.#models.get(name) ?? { failures: 0 };
       this.#models.set(name, { ...state, failures: state.failures + 1, lastError: event.message });
-    } else if (event.type === 'done') this.#runModels.delete(event.runId);
+    } else if (event.type === 'done' && !isPause(event.status)) this.#runModels.delete(event.runId);
   }
 
   checks(): [string, HealthCheck][] {

@@ -1,17 +1,10 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { ErrorCode } from 'reins';
 
 /** Codes that cross the HTTP boundary: the core's error codes plus the server's own. */
 export type ApiErrorCode =
-  | 'INVALID_PARAMETER'
-  | 'NOT_FOUND'
-  | 'PERMISSION_DENIED'
-  | 'UNAUTHENTICATED'
-  | 'RATE_LIMITED'
-  | 'QUOTA_EXCEEDED'
-  | 'PAYLOAD_TOO_LARGE'
-  | 'NOT_IMPLEMENTED'
-  | 'INTERNAL';
+  ErrorCode | 'UNAUTHENTICATED' | 'QUOTA_EXCEEDED' | 'PAYLOAD_TOO_LARGE' | 'NOT_IMPLEMENTED';
 
 export interface ApiErrorBody {
   readonly error: { readonly code: ApiErrorCode; readonly message: string };

@@ -18,4 +18,5 @@ export { type HealthCheck, type CheckResult, type HealthReport } from './health.
 export { DEFAULT_STOP_PHRASES, stopPhraseMatcher } from './stop-phrase.js';
 export { defaultLogger, REDACT_PATHS, type Logger } from './logging.js';
 export { RunRegistry, type RunEntry } from './run-registry.js';
-export { runSummary, type RunSummary } from './run-summary.js';
+export { RunFeed, isPause, type RunPhase, type FollowUntil, type FeedTiming } from './run-feed.js';
+export { runSummary, stoppedRecord, type RunSummary } from './run-summary.js';

@@ -1,5 +1,6 @@
 import { pino, type Logger } from 'pino';
 import { maskPii, maskPiiText, type RunEvent } from 'reins';
+import { isPause } from './run-feed.js';
 
 export type { Logger } from 'pino';
 
@@ -71,7 +72,7 @@ export function logRunEvent(log: Logger, event: RunEvent): void {
           );
           return;
         case 'observe': {
-          const { status, error, durationMs } = event.observation;
+          const { status, error, durationMs, approval } = event.observation;
           log.info(
             {
               runId,
@@ -79,6 +80,7 @@ export function logRunEvent(log: Logger, event: RunEvent): void {
               step: event.index,
               status,
               durationMs,
+              ...(approval === undefined ? {} : { approval: approval.kind }),
               ...(error === undefined ? {} : { code: error.code, error: maskPiiText(error.message) }),
             },
             'observe',
@@ -94,6 +96,20 @@ export function logRunEvent(log: Logger, event: RunEvent): void {
     case 'error':
       log.warn({ runId, code: event.code, error: maskPiiText(event.message) }, 'run error');
       return;
+    case 'approval':
+      log.info(
+        {
+          runId,
+          actId: event.actId,
+          step: event.index,
+          tool: event.tool,
+          input: maskPii(event.input),
+          inputHash: event.inputHash,
+          expiresAt: new Date(event.expiresAt).toISOString(),
+        },
+        'approval requested',
+      );
+      return;
     case 'done':
       log.info(
         {
@@ -103,7 +119,7 @@ export function logRunEvent(log: Logger, event: RunEvent): void {
           steps: event.steps,
           durationMs: event.durationMs,
         },
-        'run done',
+        isPause(event.status) ? 'run paused' : 'run done',
       );
       return;
   }

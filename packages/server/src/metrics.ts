@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunEvent } from 'reins';
+import { isPause } from './run-feed.js';
 
 /**
  * The server's Prometheus series, all derived from run events (plus the fail-open counter
@@ -12,9 +13,12 @@ export class ServerMetrics {
   readonly stepDuration: Histogram<'agent' | 'phase'>;
   readonly toolErrors: Counter<'tool' | 'code'>;
   readonly runs: Counter<'agent' | 'status'>;
+  readonly pauses: Counter<'agent' | 'status'>;
+  readonly approvals: Counter<'agent' | 'tool' | 'outcome'>;
   readonly modelTokens: Counter<'model' | 'kind'>;
   readonly quotaFailOpen: Counter<'operation'>;
   readonly runsInFlight: Gauge;
+  readonly runsPaused: Gauge;
   readonly openStreams: Gauge;
 
   constructor(registry: Registry = new Registry()) {
@@ -41,8 +45,20 @@ export class ServerMetrics {
     });
     this.runs = new Counter({
       name: 'reins_runs_total',
-      help: 'Finished runs by final status.',
+      help: 'Finished runs by final status (a pause is not an end: see reins_run_pauses_total).',
       labelNames: ['agent', 'status'],
+      registers,
+    });
+    this.pauses = new Counter({
+      name: 'reins_run_pauses_total',
+      help: 'Times a run stopped to wait for its user, by status (awaiting_approval).',
+      labelNames: ['agent', 'status'],
+      registers,
+    });
+    this.approvals = new Counter({
+      name: 'reins_approvals_total',
+      help: 'Answered approvals by tool and outcome (approved / declined / expired).',
+      labelNames: ['agent', 'tool', 'outcome'],
       registers,
     });
     this.modelTokens = new Counter({
@@ -57,14 +73,24 @@ export class ServerMetrics {
       labelNames: ['operation'],
       registers,
     });
-    this.runsInFlight = new Gauge({ name: 'reins_runs_in_flight', help: 'Runs not yet done.', registers });
+    this.runsInFlight = new Gauge({
+      name: 'reins_runs_in_flight',
+      help: 'Runs executing now (not ended, not paused).',
+      registers,
+    });
+    this.runsPaused = new Gauge({
+      name: 'reins_runs_paused',
+      help: 'Runs paused, waiting for their user.',
+      registers,
+    });
     this.openStreams = new Gauge({ name: 'reins_sse_streams_open', help: 'Open SSE streams.', registers });
   }
 
   /** Observes one run event (called by the run watcher for every event of every run). */
   observe(agent: string, event: RunEvent, tools: ReadonlyMap<string, string>): void {
     if (event.type === 'done') {
-      this.runs.inc({ agent, status: event.status });
+      if (isPause(event.status)) this.pauses.inc({ agent, status: event.status });
+      else this.runs.inc({ agent, status: event.status });
       return;
     }
     if (event.type !== 'step') return;
@@ -82,8 +108,9 @@ export class ServerMetrics {
       }
       case 'observe': {
         const tool = tools.get(event.actId) ?? 'unknown';
-        const { status, error } = event.observation;
+        const { status, error, approval } = event.observation;
         this.steps.inc({ agent, action: tool, status });
+        if (approval !== undefined) this.approvals.inc({ agent, tool, outcome: approval.kind });
         this.stepDuration.observe({ agent, phase: 'act' }, event.durationMs / 1000);
         if (status !== 'ok') this.toolErrors.inc({ tool, code: error?.code ?? status.toUpperCase() });
         return;

@@ -1,18 +1,22 @@
 import type { AgentRun, RunEvent, RunRecord } from 'reins';
+import { RunFeed, type FeedTiming } from './run-feed.js';
 
-/** One run the server started: the live handle, its owner, and (once done) its record. */
+/** One run the server started: the live handle, its owner, and (once ended) its record. */
 export interface RunEntry {
   readonly runId: string;
   /** The principal id that started it: the only one who may see it. */
   readonly ownerId: string;
   readonly agent: string;
   readonly run: AgentRun;
-  /** Aborts the signal the run was started with: the run ends `cancelled`. */
+  /** Follows the run's log across pauses; `feed.phase` says whether it runs, waits or ended. */
+  readonly feed: RunFeed;
+  /** Aborts the signal the run was started with: the run ends `cancelled` (also while paused). */
   readonly cancel: () => void;
-  /** The run's log (live, append-only; kept after the run ends for replay). */
+  /** The run's log (live, append-only, continued after a pause; kept after the end for replay). */
   readonly events: readonly RunEvent[];
-  /** Settles with the record when the run ends (never rejects). */
-  readonly done: Promise<RunRecord>;
+  /** Settles with the final record when the run ends — not at a pause (never rejects). */
+  readonly ended: Promise<RunRecord>;
+  /** The final record, once the run has ended. */
   record: RunRecord | undefined;
   finishedAt: number | undefined;
   /** Clients following the run (SSE streams, JSON requests waiting for the result). */
@@ -26,50 +30,62 @@ export interface RunRegistryOptions {
   /** How long a finished run is kept; default 1 hour. */
   readonly retainMs?: number;
   /**
-   * How long a live run survives with no client after its last client disconnected, so a
+   * How long a running run survives with no client after its last client disconnected, so a
    * client can reconnect with `Last-Event-ID`; default 0: the run is cancelled at once.
+   * A paused run is never cancelled for having no client.
    */
   readonly disconnectGraceMs?: number;
   readonly now?: () => number;
+  /** How the runs' feeds notice a run going on after a pause (see `RunFeed`). */
+  readonly feed?: FeedTiming;
 }
 
 /**
  * The runs of this instance, in memory (embedded mode). Lookups are by owner: a run that is
  * someone else's is reported exactly like one that does not exist. Memory is bounded: live
- * runs by the runs' own limits, finished ones by `maxRetainedRuns` and `retainMs`.
+ * runs by the runs' own limits (a paused run by its approval's expiry, after which it goes
+ * on), ended ones by `maxRetainedRuns` and `retainMs`. A paused run is not finished: it stays
+ * (its handle holds the pending approval) until it ends.
  */
 export class RunRegistry {
   readonly #runs = new Map<string, RunEntry>();
-  // Finished run ids in finishing order (the oldest first), for eviction.
+  // Ended run ids in ending order (the oldest first), for eviction.
   readonly #finished = new Set<string>();
   readonly #maxRetained: number;
   readonly #retainMs: number;
   readonly #graceMs: number;
   readonly #now: () => number;
+  readonly #feedTiming: FeedTiming;
 
   constructor(options: RunRegistryOptions = {}) {
     this.#maxRetained = options.maxRetainedRuns ?? 1_000;
     this.#retainMs = options.retainMs ?? 3_600_000;
     this.#graceMs = options.disconnectGraceMs ?? 0;
     this.#now = options.now ?? Date.now;
+    this.#feedTiming = options.feed ?? {};
   }
 
   add(runId: string, ownerId: string, agent: string, run: AgentRun, cancel: () => void): RunEntry {
+    const feed = new RunFeed(run, this.#feedTiming);
     const entry: RunEntry = {
       runId,
       ownerId,
       agent,
       run,
-      cancel,
+      feed,
+      cancel: () => {
+        cancel();
+        feed.poke(); // a paused run resumes to end `cancelled`
+      },
       events: run.events,
-      done: run.result,
+      // The log has ended for good, so `result` is the final record.
+      ended: feed.ended.then(() => run.result).then((record) => this.#finish(entry, record)),
       record: undefined,
       finishedAt: undefined,
       clients: 0,
       graceTimer: undefined,
     };
     this.#runs.set(runId, entry);
-    void entry.done.then((record) => this.#finish(entry, record));
     return entry;
   }
 
@@ -80,19 +96,22 @@ export class RunRegistry {
     return entry?.ownerId === ownerId ? entry : undefined;
   }
 
-  /** The owner's runs that have not ended. */
-  inFlight(ownerId: string): RunEntry[] {
+  /** The owner's runs that have not ended: running or paused. */
+  unfinished(ownerId: string): RunEntry[] {
     return [...this.#runs.values()].filter((e) => e.ownerId === ownerId && e.record === undefined);
   }
 
-  get size(): { live: number; finished: number } {
-    return { live: this.#runs.size - this.#finished.size, finished: this.#finished.size };
+  get size(): { live: number; paused: number; finished: number } {
+    let paused = 0;
+    for (const entry of this.#runs.values()) if (entry.feed.phase === 'paused') paused++;
+    return { live: this.#runs.size - this.#finished.size, paused, finished: this.#finished.size };
   }
 
   /**
    * A client starts following `entry`. Call the returned function when it stops:
-   * `clientGone` true means it disconnected — the last client leaving cancels a live run
-   * (after the grace period, unless another client attaches first).
+   * `clientGone` true means it disconnected — the last client leaving cancels a running run
+   * (after the grace period, unless another client attaches first). A paused run is not
+   * cancelled: its stream ended at the pause, and it waits for its user's answer.
    */
   attach(entry: RunEntry): (clientGone: boolean) => void {
     entry.clients++;
@@ -103,27 +122,28 @@ export class RunRegistry {
       if (detached) return;
       detached = true;
       entry.clients--;
-      if (!clientGone || entry.clients > 0 || entry.record !== undefined) return;
+      if (!clientGone || entry.clients > 0 || !running(entry)) return;
       if (this.#graceMs <= 0) return entry.cancel();
       entry.graceTimer = setTimeout(() => {
         entry.graceTimer = undefined;
-        if (entry.clients === 0) entry.cancel();
+        if (entry.clients === 0 && running(entry)) entry.cancel();
       }, this.#graceMs);
     };
   }
 
-  /** Cancels every live run (shutdown). */
+  /** Cancels every run that has not ended, paused ones included (shutdown). */
   cancelAll(): void {
     for (const entry of this.#runs.values()) if (entry.record === undefined) entry.cancel();
   }
 
-  #finish(entry: RunEntry, record: RunRecord): void {
+  #finish(entry: RunEntry, record: RunRecord): RunRecord {
     entry.record = record;
     entry.finishedAt = this.#now();
     clearTimeout(entry.graceTimer);
     entry.graceTimer = undefined;
     this.#finished.add(entry.runId);
     this.#sweep();
+    return record;
   }
 
   #sweep(): void {
@@ -137,3 +157,5 @@ export class RunRegistry {
     }
   }
 }
+
+const running = (entry: RunEntry): boolean => entry.feed.phase === 'running';

@@ -1,5 +1,6 @@
 import { context, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
-import type { RunEvent } from 'reins';
+import type { ObserveStep, RunEvent } from 'reins';
+import { isPause } from './run-feed.js';
 
 /**
  * Builds the run's spans from its events, with the events' own timestamps as start and end
@@ -14,6 +15,7 @@ export class RunSpans {
   #stepIndex = 0;
   #lastEnd = 0;
   readonly #tools = new Map<string, Span>();
+  readonly #approvals = new Map<string, Span>();
 
   constructor(tracer: Tracer) {
     this.#tracer = tracer;
@@ -38,7 +40,32 @@ export class RunSpans {
         this.#run?.setStatus({ code: SpanStatusCode.ERROR, message: `${event.code}: ${event.message}` });
         this.#run?.setAttribute('reins.error_code', event.code);
         return;
+      case 'approval':
+        this.#approvals.set(
+          event.actId,
+          this.#tracer.startSpan(
+            'reins.approval',
+            {
+              startTime: event.at,
+              attributes: {
+                'reins.run_id': event.runId,
+                'reins.step': event.index,
+                'reins.act_id': event.actId,
+                'reins.tool': event.tool,
+              },
+            },
+            this.#parent(this.#step),
+          ),
+        );
+        return;
       case 'done': {
+        if (isPause(event.status)) {
+          // Not the end: the run waits for its user, then goes on in the same log.
+          this.#run?.addEvent('reins.paused', { 'reins.status': event.status }, event.at);
+          return;
+        }
+        for (const span of this.#approvals.values()) span.end(event.at); // cancelled while waiting
+        this.#approvals.clear();
         for (const span of this.#tools.values()) span.end(event.at); // cancelled mid-call
         this.#tools.clear();
         this.#endStep(event.at);
@@ -109,6 +136,7 @@ export class RunSpans {
         return;
       }
       case 'observe': {
+        this.#endApproval(event);
         const span = this.#tools.get(event.actId);
         if (span === undefined) return;
         this.#tools.delete(event.actId);
@@ -120,6 +148,16 @@ export class RunSpans {
         return;
       }
     }
+  }
+
+  /** The wait for the user ends when the answer (or the expiry) came. */
+  #endApproval(event: ObserveStep): void {
+    const span = this.#approvals.get(event.actId);
+    if (span === undefined) return;
+    this.#approvals.delete(event.actId);
+    const outcome = event.observation.approval;
+    if (outcome !== undefined) span.setAttribute('reins.approval', outcome.kind);
+    span.end(outcome?.at ?? event.startedAt);
   }
 
   #endStep(at: number): void {

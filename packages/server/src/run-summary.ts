@@ -1,5 +1,16 @@
-import type { RecordStep } from 'reins';
+import type { RecordStep, RunRecord } from 'reins';
 import type { RunEntry } from './run-registry.js';
+
+/**
+ * The record of where the run stopped, if it is stopped now: its final record once ended,
+ * the paused record (`awaiting_approval`, `pending_approval`) while it waits for its user;
+ * `undefined` while it runs.
+ */
+export function stoppedRecord(entry: RunEntry): RunRecord | Promise<RunRecord> | undefined {
+  if (entry.record !== undefined) return entry.record;
+  // Paused: the log is closed at the pause, so `result` is this pause's record (built once).
+  return entry.feed.phase === 'paused' ? entry.run.result : undefined;
+}
 
 /** What a cancel answers: the run's status and its last completed step. */
 export interface RunSummary {
@@ -9,8 +20,8 @@ export interface RunSummary {
   readonly last_step: RecordStep | null;
 }
 
-export function runSummary(entry: RunEntry): RunSummary {
-  const record = entry.record;
+/** `record`: where the run stopped (see `stoppedRecord`); `undefined` while it runs. */
+export function runSummary(entry: RunEntry, record: RunRecord | undefined = entry.record): RunSummary {
   if (record === undefined) {
     return {
       run_id: entry.runId,

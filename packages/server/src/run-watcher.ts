@@ -5,6 +5,7 @@ import type { ServerMetrics } from './metrics.js';
 import type { ModelHealth } from './health.js';
 import type { QuotaGuard } from './quota.js';
 import type { RunEntry } from './run-registry.js';
+import { isPause } from './run-feed.js';
 import { RunSpans } from './run-spans.js';
 
 export interface WatchEnv {
@@ -18,7 +19,7 @@ export interface WatchEnv {
 }
 
 /**
- * Follows one run from its first event to `done` and derives everything else from the
+ * Follows one run from its first event to its final `done` (through its pauses) and derives everything else from the
  * events: metrics, spans, log lines, the user's quota count, model health. One watcher per
  * run, independent of clients, so evidence does not depend on anyone listening.
  */
@@ -27,11 +28,24 @@ export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv): 
   const spans = new RunSpans(env.tracer);
   // act id → tool name, for the observe events (they carry the act id, not the tool).
   const tools = new Map<string, string>();
-  env.metrics.runsInFlight.inc();
+  const { runsInFlight, runsPaused } = env.metrics;
+  runsInFlight.inc();
+  let paused = false;
   let capped = false;
   try {
-    for await (const event of entry.run) {
+    // Through every pause to the end: the log goes on after a `done {awaiting_…}`.
+    for await (const event of entry.feed.follow(0, 'end')) {
+      if (paused) {
+        paused = false;
+        runsPaused.dec();
+        runsInFlight.inc();
+      }
       observeOne(event);
+      if (event.type === 'done' && isPause(event.status)) {
+        paused = true;
+        runsInFlight.dec();
+        runsPaused.inc();
+      }
       if (!capped && event.seq + 1 > env.maxEventsPerRun) {
         capped = true;
         log.warn(
@@ -42,7 +56,7 @@ export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv): 
       }
     }
   } finally {
-    env.metrics.runsInFlight.dec();
+    (paused ? runsPaused : runsInFlight).dec();
   }
 
   function observeOne(event: RunEvent): void {

@@ -14,7 +14,10 @@ export interface SseOptions {
 }
 
 /**
- * Streams a run's events from `fromSeq` as SSE: `id:` the event's seq, `event:` its type, one
+ * Streams a run's events from `fromSeq` to its next stop as SSE: the stream ends after a
+ * `done` — the run's end, or a pause (`done {awaiting_…}`), which is a normal end of the
+ * stream, not a disconnect: the run waits for its user. A pause the run has already gone past
+ * (a replay) is streamed through. Each frame: `id:` the event's seq, `event:` its type, one
  * `data:` line of JSON (JSON.stringify escapes newlines, so nothing the model writes can
  * start a new field or event).
  *
@@ -26,7 +29,7 @@ export interface SseOptions {
  * `maxEventsPerRun`). A reader more than `maxLagEvents` behind is told so and disconnected.
  *
  * When the client goes away (`stream.onAbort`, `c.req.raw.signal`), the client is detached,
- * which cancels the run if it was the last one (see `RunRegistry.attach`).
+ * which cancels a running run if it was the last client (see `RunRegistry.attach`).
  */
 export function streamRun(
   c: Context,
@@ -39,7 +42,7 @@ export function streamRun(
   return streamSSE(c, async (stream) => {
     const detach = registry.attach(entry);
     onOpenChange(1);
-    const cursor = entry.run[Symbol.asyncIterator]();
+    const cursor = entry.feed.follow(fromSeq, 'stop');
     let gone = false;
     const onGone = (): void => {
       if (gone) return;
@@ -57,7 +60,6 @@ export function streamRun(
         const next = await cursor.next();
         if (next.done === true || gone) break;
         const event = next.value;
-        if (event.seq < fromSeq) continue;
         const lag = entry.events.length - 1 - event.seq;
         if (event.seq >= liveFrom && lag > options.maxLagEvents) {
           await stream.writeSSE({

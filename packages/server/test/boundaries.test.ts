@@ -61,7 +61,7 @@ describe('request boundaries: errors are JSON data with a code', () => {
     expect(await bad.json()).toMatchObject({ error: { code: 'INVALID_PARAMETER' } });
   });
 
-  it('an unknown agent or route → 404 NOT_FOUND; approve → 501 NOT_IMPLEMENTED for the owner', async () => {
+  it('an unknown agent or route → 404 NOT_FOUND; answer → 501 NOT_IMPLEMENTED for the owner', async () => {
     running = await start({ agents: agents() });
     const r = await postJson(`${running.url}/v1/runs`, { agent: 'nope', input: 'q' }, as('u'));
     expect(r.status).toBe(404);
@@ -71,9 +71,9 @@ describe('request boundaries: errors are JSON data with a code', () => {
     expect(await route.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });
     const done = await postJson(`${running.url}/v1/runs`, { agent: 'a', input: 'q' }, as('u'));
     const runId = (done.body.record as { run_id: string }).run_id;
-    const approve = await postJson(`${running.url}/v1/runs/${runId}/approve`, {}, as('u'));
-    expect(approve.status).toBe(501);
-    expect(approve.body).toMatchObject({ error: { code: 'NOT_IMPLEMENTED' } });
+    const answer = await postJson(`${running.url}/v1/runs/${runId}/answer`, {}, as('u'));
+    expect(answer.status).toBe(501);
+    expect(answer.body).toMatchObject({ error: { code: 'NOT_IMPLEMENTED' } });
   });
 
   it('an agent factory gets the authenticated principal', async () => {

@@ -72,7 +72,7 @@ describe('cancel on disconnect', () => {
     await sleep(150);
     controller.abort();
     await pending;
-    const [entry] = [...(await sleep(300).then(() => running?.server.runs.inFlight('alice') ?? []))];
+    const [entry] = [...(await sleep(300).then(() => running?.server.runs.unfinished('alice') ?? []))];
     expect(entry).toBeUndefined(); // nothing in flight any more
     expect(model.calls.length).toBe(2);
     expect(model.remaining).toBe(2);

@@ -98,6 +98,7 @@ describe("another user's run", () => {
       ['GET', '/events'],
       ['POST', '/cancel'],
       ['POST', '/approve'],
+      ['POST', '/answer'],
     ] as const) {
       const theirs = await fetch(`${running.url}/v1/runs/${runId}${suffix}`, { method, headers: as('bob') });
       const none = await fetch(`${running.url}/v1/runs/${missing}${suffix}`, { method, headers: as('bob') });

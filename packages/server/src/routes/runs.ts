@@ -2,15 +2,16 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { runAgent, type Principal } from 'reins';
 import { ApiError, notFound } from '../http-error.js';
-import type { RunEntry } from '../run-registry.js';
-import { liveState, runSummary } from '../run-summary.js';
+import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
 import { watchRun } from '../run-watcher.js';
 import type { AppEnv, ServerState } from '../server-state.js';
-import { streamRun } from '../sse-stream.js';
+import { approveHandlers } from './approve.js';
+import { json, settled, stream, wantsStream } from './run-responses.js';
 
 /**
- * `/v1/runs`: start a run (SSE or JSON), read it, follow it again, cancel it. Every lookup
- * is by owner: another user's run id gets the same 404 as an id that does not exist.
+ * `/v1/runs`: start a run (SSE or JSON), read it, follow it again, cancel it (paused runs
+ * too), answer the approval a paused run waits for. Every lookup is by owner: another user's
+ * run id gets the same 404 as an id that does not exist.
  */
 export function runRoutes(s: ServerState): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
@@ -53,14 +54,14 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       const entry = s.registry.add(runId, principal.id, agent, run, () => controller.abort());
       void watchRun(entry, principal.id, s.watch);
       c.header('X-Run-Id', runId);
-      return wantsStream(c) ? stream(c, s, entry, 0) : json(c, s, entry);
+      return wantsStream(c) ? stream(c, s, entry, 0) : json(c, s, entry, 0);
     },
   );
 
-  app.get('/:id', (c) => {
+  app.get('/:id', async (c) => {
     const entry = s.registry.get(c.req.param('id'), c.get('principal').id);
     if (entry === undefined) throw notFound();
-    return c.json(entry.record ?? liveState(entry));
+    return c.json((await stoppedRecord(entry)) ?? liveState(entry));
   });
 
   app.get('/:id/events', (c) => {
@@ -74,17 +75,17 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
     if (entry === undefined) throw notFound();
     entry.cancel();
     await settled(entry, s.limits.stopWaitMs);
-    return c.json(runSummary(entry));
+    return c.json(runSummary(entry, await stoppedRecord(entry)));
   });
 
-  // TODO(approvals): resuming a paused run needs the core's approval/clarify pause (being
-  // built in the core); until then these answer 501 as data, after the same owner check.
-  for (const action of ['approve', 'answer'] as const) {
-    app.post(`/:id/${action}`, (c) => {
-      if (s.registry.get(c.req.param('id'), c.get('principal').id) === undefined) throw notFound();
-      throw new ApiError(501, 'NOT_IMPLEMENTED', `${action} is not implemented yet: runs do not pause`);
-    });
-  }
+  app.post('/:id/approve', ...approveHandlers(s));
+
+  // TODO(clarify): answering a clarifying question (`awaiting_input`) is a later feature of
+  // the core; until then this answers 501 as data, after the same owner check.
+  app.post('/:id/answer', (c) => {
+    if (s.registry.get(c.req.param('id'), c.get('principal').id) === undefined) throw notFound();
+    throw new ApiError(501, 'NOT_IMPLEMENTED', 'answer is not implemented yet: runs do not ask to clarify');
+  });
   return app;
 }
 
@@ -114,11 +115,14 @@ async function readRunRequest(c: Context, maxInputChars: number): Promise<{ agen
 
 /** A stop message: cancels the caller's live runs (no model call) and reports where each stopped. */
 async function stopRuns(s: ServerState, principal: Principal) {
-  const runs = s.registry.inFlight(principal.id);
+  const runs = s.registry.unfinished(principal.id); // paused ones too: they end `cancelled`
   for (const entry of runs) entry.cancel();
   await Promise.all(runs.map((entry) => settled(entry, s.limits.stopWaitMs)));
   s.logger.info({ user: principal.id, runIds: runs.map((r) => r.runId) }, 'stop message: runs cancelled');
-  return { stopped: true, cancelled: runs.map(runSummary) };
+  const cancelled = await Promise.all(
+    runs.map(async (entry) => runSummary(entry, await stoppedRecord(entry))),
+  );
+  return { stopped: true, cancelled };
 }
 
 function refusal(admission: {
@@ -129,30 +133,6 @@ function refusal(admission: {
   return new ApiError(429, 'RATE_LIMITED', admission.message, {
     'Retry-After': String(admission.retryAfterS),
   });
-}
-
-function wantsStream(c: Context): boolean {
-  return (c.req.header('accept') ?? '').includes('text/event-stream');
-}
-
-function stream(c: Context, s: ServerState, entry: RunEntry, fromSeq: number): Response {
-  const options = { keepAliveMs: s.limits.keepAliveMs, maxLagEvents: s.limits.maxStreamLagEvents };
-  return streamRun(c, entry, fromSeq, s.registry, options, (delta) => s.metrics.openStreams.inc(delta));
-}
-
-/** Waits for the record; a client that leaves first detaches (and so cancels the run). */
-async function json(c: Context, s: ServerState, entry: RunEntry): Promise<Response> {
-  const detach = s.registry.attach(entry);
-  const signal = c.req.raw.signal;
-  const onGone = (): void => detach(true);
-  signal.addEventListener('abort', onGone, { once: true });
-  try {
-    const record = await entry.done;
-    return c.json({ record, events: entry.events });
-  } finally {
-    signal.removeEventListener('abort', onGone);
-    detach(false);
-  }
 }
 
 function lastEventId(c: Context): number {
@@ -166,11 +146,4 @@ function lastEventId(c: Context): number {
     );
   }
   return Number(header.trim());
-}
-
-function settled(entry: RunEntry, waitMs: number): Promise<unknown> {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  return Promise.race([entry.done, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]).finally(
-    () => clearTimeout(timer),
-  );
 }

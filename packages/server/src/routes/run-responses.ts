@@ -1,0 +1,51 @@
+import type { Context } from 'hono';
+import type { RunRecord } from 'reins';
+import type { RunEntry } from '../run-registry.js';
+import type { ServerState } from '../server-state.js';
+import { streamRun } from '../sse-stream.js';
+
+/** What a JSON client gets when the run stops: the record and the events of this stretch. */
+export interface StopDocument {
+  readonly record: RunRecord;
+  readonly events: RunEntry['events'];
+}
+
+export function wantsStream(c: Context): boolean {
+  return (c.req.header('accept') ?? '').includes('text/event-stream');
+}
+
+/** SSE of the run's events from `fromSeq` to its next stop (its end or a pause). */
+export function stream(c: Context, s: ServerState, entry: RunEntry, fromSeq: number): Response {
+  const options = { keepAliveMs: s.limits.keepAliveMs, maxLagEvents: s.limits.maxStreamLagEvents };
+  return streamRun(c, entry, fromSeq, s.registry, options, (delta) => s.metrics.openStreams.inc(delta));
+}
+
+/**
+ * Waits for the run's next stop (its end, or a pause) and answers `{record, events}` with
+ * the events from `fromSeq`. Read while the run runs (just started, or just resumed), so
+ * `run.result` is that next stop's record. A client that leaves first detaches (and so
+ * cancels the run).
+ */
+export async function json(c: Context, s: ServerState, entry: RunEntry, fromSeq: number): Promise<Response> {
+  const nextStop = entry.run.result;
+  const detach = s.registry.attach(entry);
+  const signal = c.req.raw.signal;
+  const onGone = (): void => detach(true);
+  signal.addEventListener('abort', onGone, { once: true });
+  try {
+    const record = await nextStop;
+    const document: StopDocument = { record, events: entry.events.slice(fromSeq) };
+    return c.json(document);
+  } finally {
+    signal.removeEventListener('abort', onGone);
+    detach(false);
+  }
+}
+
+/** The run's end, or `waitMs`, whichever comes first. */
+export function settled(entry: RunEntry, waitMs: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  return Promise.race([entry.ended, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]).finally(
+    () => clearTimeout(timer),
+  );
+}
