@@ -15,6 +15,10 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('./packages/mcp/src/index.ts', import.meta.url)),
       },
       {
+        find: /^@reins\/stores$/,
+        replacement: fileURLToPath(new URL('./packages/stores/src/index.ts', import.meta.url)),
+      },
+      {
         find: /^@reins\/models$/,
         replacement: fileURLToPath(new URL('./packages/models/src/index.ts', import.meta.url)),
       },
