@@ -1,3 +1,4 @@
+/* eslint-disable @typescript-eslint/no-explicit-any -- untyped wire JSON of a fake provider, checked field by field below */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, runAgent } from 'reins';

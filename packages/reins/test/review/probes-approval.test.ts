@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, runAgent, type ApprovalEvent, type RunEvent } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { act, collect, final, shape } from '../helpers.js';
+import { act, collect, final } from '../helpers.js';
 
 const owner = { id: 'user-1' };
 const many = (calls: { action: string; input: Record<string, unknown> }[]) =>
@@ -54,7 +54,7 @@ function tools() {
 
 describe('review probes: approvals', () => {
   it('A1: a read-only needsApproval call beside a slow read-only call: the run can be approved and ends', async () => {
-    const { slowRead, audited, ran } = tools();
+    const { slowRead, audited } = tools();
     const model = scriptModel([
       many([
         { action: 'slow_read', input: { id: 'a' } },

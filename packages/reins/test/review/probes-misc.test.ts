@@ -13,7 +13,7 @@ import {
   type ObserveStep,
 } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { openAiCompatible, anthropic } from '@reins/models';
+import { openAiCompatible } from '@reins/models';
 import { act, final } from '../helpers.js';
 
 function envFor(tools: AnyTool[]): ActEnv {

@@ -7,10 +7,10 @@ import {
   defineTool,
   runAgent,
   type ApprovalEvent,
-  type RunEvent,
+  type ObserveStep,
 } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { act, final, shape } from '../helpers.js';
+import { act, final } from '../helpers.js';
 
 const owner = { id: 'user-1' };
 const many = (calls: { action: string; input: Record<string, unknown> }[]) =>
@@ -38,7 +38,8 @@ describe('review probes: more', () => {
       policies: createToolPolicies(),
     });
     await run.result;
-    const obs = (run.events.find((e) => e.type === 'step' && e.phase === 'observe') as any).observation;
+    const obs = (run.events.find((e) => e.type === 'step' && e.phase === 'observe') as ObserveStep)
+      .observation;
     expect(obs).toMatchObject({ status: 'ok', attempts: 3 });
   });
 

@@ -65,7 +65,7 @@ describe('review probes: tool policies', () => {
 
   it('P2: a half-open probe cut short by the run being cancelled does not close the breaker', async () => {
     const policies = createToolPolicies();
-    let fail = true;
+    const fail = true;
     const flaky = defineTool({
       name: 'flaky',
       description: 'f',
