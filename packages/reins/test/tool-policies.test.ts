@@ -137,7 +137,7 @@ describe('retries (read-only tools only)', () => {
     expect(observation).toMatchObject({ status: 'ok', attempts: 3 });
     expect(state.calls).toBe(3);
     expect(reports).toEqual([{ tool: 'read', status: 'ok', durationMs: expect.any(Number), attempts: 3 }]);
-    expect(reports[0]?.durationMs).toBeGreaterThanOrEqual(100); // at least the first backoff
+    expect(reports[0]?.durationMs).toBeGreaterThanOrEqual(150); // the two backoffs: ≥ 50 and ≥ 100 ms
   });
 
   it('gives up after `retries` and does not retry a timeout or a non-transient code', async () => {
@@ -181,7 +181,7 @@ describe('retries (read-only tools only)', () => {
     outcomes.push(...Array<ErrorCode>(11).fill('SERVICE_UNAVAILABLE'));
     const started = Date.now();
     const observation = await call(envFor([tool], policies), 'read');
-    expect(Date.now() - started).toBeLessThan(400);
+    expect(Date.now() - started).toBeLessThan(1_000);
     expect(observation.error?.code).toBe('SERVICE_UNAVAILABLE');
     expect(state.calls).toBeLessThan(4);
   });

@@ -39,6 +39,8 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const deps: ServerDeps = { now: Date.now, newId: uuidV4Like, ...options.deps };
   const logger = options.logger ?? defaultLogger();
   const metrics = new ServerMetrics(options.registry);
+  const rollouts = Object.values(options.rollouts ?? {});
+  if (rollouts.length > 0) metrics.watchRollouts(options.rollouts ?? {});
   const limits = options.limits ?? {};
 
   const ownRedis =
@@ -81,6 +83,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       modelHealth,
       maxEventsPerRun: limits.maxEventsPerRun ?? 5_000,
     },
+    rollouts,
     isStopPhrase: stopPhraseMatcher(options.stopPhrases),
     clientIp: options.clientIp ?? socketAddress,
     deps,

@@ -8,6 +8,7 @@ export type {
   Authenticate,
   ServerLimits,
   ServerDeps,
+  RolloutLike,
 } from './server-options.js';
 export { ApiError, type ApiErrorCode, type ApiErrorBody } from './http-error.js';
 export { memoryCounterStore, type CounterStore, type WindowCount } from './counter-store.js';

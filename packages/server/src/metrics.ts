@@ -1,5 +1,6 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunEvent } from 'reins';
+import type { RolloutLike } from './server-options.js';
 import { isPause } from './run-feed.js';
 
 /**
@@ -84,6 +85,37 @@ export class ServerMetrics {
       registers,
     });
     this.openStreams = new Gauge({ name: 'reins_sse_streams_open', help: 'Open SSE streams.', registers });
+  }
+
+  /** Gauges of gradual rollouts, read from their stats at each scrape. */
+  watchRollouts(rollouts: Readonly<Record<string, RolloutLike>>): void {
+    const registers = [this.registry];
+    const gauge = (name: string, help: string, read: (r: RolloutLike) => number): void => {
+      new Gauge({
+        name,
+        help,
+        labelNames: ['rollout'],
+        registers,
+        collect() {
+          for (const [rollout, r] of Object.entries(rollouts)) this.set({ rollout }, read(r));
+        },
+      });
+    };
+    gauge(
+      'reins_rollout_enabled',
+      '1 while the candidate gets its share of runs, 0 once switched off.',
+      (r) => (r.stats().enabled ? 1 : 0),
+    );
+    gauge(
+      'reins_rollout_error_rate',
+      "The candidate's error rate (parse failures, tool errors per step).",
+      (r) => r.stats().errorRate,
+    );
+    gauge(
+      'reins_rollout_candidate_steps',
+      'Model steps the candidate answered.',
+      (r) => r.stats().candidateSteps,
+    );
   }
 
   /** Observes one run event (called by the run watcher for every event of every run). */

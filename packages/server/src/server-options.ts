@@ -1,3 +1,4 @@
+import type { AgentRun } from 'reins';
 import type { Tracer } from '@opentelemetry/api';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
@@ -59,6 +60,12 @@ export interface ServerDeps {
   run?: Partial<RunDeps>;
 }
 
+/** What the server needs of a rollout: its stats, and to see each run. */
+export interface RolloutLike {
+  stats(): { readonly enabled: boolean; readonly errorRate: number; readonly candidateSteps: number };
+  observe(run: AgentRun): Promise<void>;
+}
+
 export interface ReinsServerOptions {
   readonly agents: Readonly<Record<string, AgentDefinition | AgentFactory>>;
   readonly authenticate: Authenticate;
@@ -78,6 +85,12 @@ export interface ReinsServerOptions {
   readonly tracer?: Tracer;
   /** Default: a new Registry of the server's own. */
   readonly registry?: Registry;
+  /**
+   * Gradual rollouts (`gradualRollout` from `@reins/models`) to watch: every run is shown to
+   * each (`observe`), and `/metrics` reports `reins_rollout_enabled`,
+   * `reins_rollout_error_rate` and `reins_rollout_candidate_steps` by rollout name.
+   */
+  readonly rollouts?: Readonly<Record<string, RolloutLike>>;
   /** Extra `/health` checks (MCP servers, breakers, a database …). */
   readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
   /** Messages that cancel the caller's runs; default `DEFAULT_STOP_PHRASES`. */

@@ -1,3 +1,4 @@
+import type { RolloutLike } from './server-options.js';
 import type { Context } from 'hono';
 import type { Principal } from 'reins';
 import type { ModelHealth } from './health.js';
@@ -22,6 +23,8 @@ export interface ServerState {
   readonly logger: Logger;
   readonly modelHealth: ModelHealth;
   readonly watch: WatchEnv;
+  /** Rollouts shown every run (their error rates come from run events). */
+  readonly rollouts: readonly RolloutLike[];
   readonly isStopPhrase: (input: string) => boolean;
   readonly clientIp: (c: Context) => string;
   readonly deps: ServerDeps;

@@ -5,7 +5,7 @@ import type { AnyTool, ToolContext, ToolProgress } from '../tool.js';
 import { RUN_DEADLINE, TOOL_TIMEOUT } from './abort-reasons.js';
 import type { ActEnv, ToolProgressSink } from './execute-action.js';
 import { isThenable } from '../util/is-thenable.js';
-import { ExponentialBackoff, type IBackoff } from 'cockatiel';
+import { ExponentialBackoff, halfJitterGenerator, type IBackoff } from 'cockatiel';
 import { RETRYABLE, defaultToolPolicies, type ToolGuard } from '../policies/tool-policies.js';
 import type { RunDeps } from '../util/deps.js';
 import { ownLazySignal } from '../util/own-lazy-signal.js';
@@ -233,8 +233,13 @@ async function settle(
   }
 }
 
-// Retry delays: exponential from 100 ms, capped at 2 s, with decorrelated jitter (cockatiel's default generator).
-const RETRY_BACKOFF = new ExponentialBackoff({ initialDelay: 100, maxDelay: 2_000 });
+// Retry delays: exponential from 100 ms, capped at 2 s, with half jitter (each delay in
+// [d/2, d)): spread out, yet bounded below, so a retry never comes back at once.
+const RETRY_BACKOFF = new ExponentialBackoff({
+  initialDelay: 100,
+  maxDelay: 2_000,
+  generator: halfJitterGenerator,
+});
 
 function stoppedBy(reason: unknown, tool: AnyTool, timeoutMs: number): Invocation {
   if (reason === TOOL_TIMEOUT) {

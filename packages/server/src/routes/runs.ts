@@ -53,6 +53,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       });
       const entry = s.registry.add(runId, principal.id, agent, run, () => controller.abort());
       void watchRun(entry, principal.id, s.watch);
+      for (const rollout of s.rollouts) rollout.observe(run).catch(() => undefined);
       c.header('X-Run-Id', runId);
       return wantsStream(c) ? stream(c, s, entry, 0) : json(c, s, entry, 0);
     },

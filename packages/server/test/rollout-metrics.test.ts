@@ -1,0 +1,48 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { gradualRollout } from '@reins/models';
+import { scriptModel } from 'reins/testing';
+import { as, start, type Started } from './helpers.js';
+
+let running: Started | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+const metric = (text: string, series: string): number | undefined => {
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? undefined : Number(line.split(' ')[1]);
+};
+
+describe('gradual rollout in /metrics', () => {
+  it('the server shows every run to the rollout; its switch-off is visible in /metrics', async () => {
+    // Every run goes to the candidate, whose replies never parse: its error rate is 100 %.
+    const candidate = scriptModel(
+      Array.from({ length: 30 }, () => 'not json at all'),
+      { name: 'candidate' },
+    );
+    const stable = scriptModel([], { name: 'stable' });
+    const rollout = gradualRollout({ stable, candidate, share: 1, minSteps: 3, assign: () => 0 });
+    running = await start({
+      agents: { chat: { model: rollout.model, tools: [] } },
+      rollouts: { 'chat-v2': rollout },
+    });
+    const before = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metric(before, 'reins_rollout_enabled{rollout="chat-v2"}')).toBe(1);
+    for (let i = 0; i < 3; i++) {
+      const response = await fetch(`${running.url}/v1/runs`, {
+        method: 'POST',
+        headers: { ...as('u1'), 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'chat', input: `question ${i}` }),
+      });
+      expect(response.status).toBe(200);
+      await response.json();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const after = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metric(after, 'reins_rollout_candidate_steps{rollout="chat-v2"}')).toBe(3);
+    expect(metric(after, 'reins_rollout_error_rate{rollout="chat-v2"}')).toBe(1);
+    expect(metric(after, 'reins_rollout_enabled{rollout="chat-v2"}')).toBe(0);
+    expect(rollout.stats().enabled).toBe(false);
+  });
+});
