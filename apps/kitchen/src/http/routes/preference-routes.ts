@@ -1,0 +1,15 @@
+import { Hono } from 'hono';
+import type { KitchenServices } from '../../services/kitchen-services.js';
+import { readJson } from '../request.js';
+import type { AuthVariables } from '../session-auth.js';
+
+export function preferenceRoutes({ preferences }: KitchenServices) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  app.get('/', async (c) => c.json(await preferences.profile(c.var.session.principal)));
+  app.post('/', async (c) => c.json(await preferences.add(c.var.session.principal, await readJson(c)), 201));
+  app.delete('/:id', async (c) => {
+    await preferences.remove(c.var.session.principal, c.req.param('id'));
+    return c.body(null, 204);
+  });
+  return app;
+}
