@@ -71,6 +71,7 @@ CREATE TABLE recipe_ingredients (
 
 CREATE TABLE meal_plans (
   id           text PRIMARY KEY,
+  seq          bigint GENERATED ALWAYS AS IDENTITY, -- insertion order: several dishes share a slot
   household_id text NOT NULL REFERENCES households (id) ON DELETE CASCADE,
   plan_date    date NOT NULL,
   slot         text NOT NULL CHECK (slot IN ('breakfast', 'lunch', 'dinner')),
@@ -84,6 +85,7 @@ CREATE INDEX meal_plans_household_date ON meal_plans (household_id, plan_date);
 
 CREATE TABLE dietary_notes (
   id           text PRIMARY KEY,
+  seq          bigint GENERATED ALWAYS AS IDENTITY, -- insertion order
   household_id text NOT NULL REFERENCES households (id) ON DELETE CASCADE,
   kind         text NOT NULL CHECK (kind IN ('allergy', 'preference')),
   label        text NOT NULL,

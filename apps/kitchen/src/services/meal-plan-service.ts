@@ -20,7 +20,7 @@ const SELECT = `SELECT p.id, ${sqlDate('p.plan_date')} AS date, p.slot, p.recipe
   p.servings, p.note
   FROM meal_plans p JOIN recipes r ON r.household_id = p.household_id AND r.id = p.recipe_id`;
 const ORDER = `ORDER BY p.plan_date,
-  CASE p.slot WHEN 'breakfast' THEN 0 WHEN 'lunch' THEN 1 ELSE 2 END, p.created_at, p.id`;
+  CASE p.slot WHEN 'breakfast' THEN 0 WHEN 'lunch' THEN 1 ELSE 2 END, p.seq`;
 
 const toEntry = (r: Row): MealPlanEntry => ({
   id: r.id,

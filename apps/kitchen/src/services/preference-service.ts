@@ -35,7 +35,7 @@ export function createPreferenceService(env: ServiceEnv): PreferenceService {
       const { householdId } = await requireMember(db, principal);
       const rows = await db.query<Row>(
         `SELECT id, kind, label, person, note FROM dietary_notes WHERE household_id = $1
-         ORDER BY created_at, id`,
+         ORDER BY seq`,
         [householdId],
       );
       const notes = rows.map(toNote);
