@@ -76,8 +76,13 @@ describeEachBackend('tenant isolation', (harness) => {
     ];
     const text = JSON.stringify(lists.map((l) => l.body));
     for (const l of lists) expect(l.status).toBe(200);
-    for (const id of [b.household, b.fridge, b.recipe, b.plan, b.note, b.member])
-      expect(text).not.toContain(id);
+    const everyIdOfB = await h.db.query<{ id: string }>(
+      `SELECT id FROM fridge_items WHERE household_id = $1 UNION ALL SELECT id FROM recipes WHERE household_id = $1
+       UNION ALL SELECT id FROM meal_plans WHERE household_id = $1 UNION ALL SELECT id FROM dietary_notes WHERE household_id = $1`,
+      [b.household],
+    );
+    expect(everyIdOfB.length).toBeGreaterThan(10);
+    for (const id of [b.household, b.member, ...everyIdOfB.map((r) => r.id)]) expect(text).not.toContain(id);
     expect(text).not.toContain('鲈鱼');
     expect(text).toContain('番茄炒蛋');
   });
