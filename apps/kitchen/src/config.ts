@@ -7,6 +7,8 @@ export interface KitchenConfig {
   readonly host: string;
   /** `DATABASE_URL`: PostgreSQL; unset → embedded PGlite. */
   readonly databaseUrl: string | undefined;
+  /** `DATABASE_SCHEMA`: the PostgreSQL schema to use (created if missing); default `public`. */
+  readonly schema: string | undefined;
   /** `REINS_DATA_DIR`: PGlite's directory, default `apps/kitchen/.data`. */
   readonly dataDir: string;
   /**
@@ -30,6 +32,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitchenConfig 
     port,
     host: '127.0.0.1',
     databaseUrl,
+    schema: env['DATABASE_SCHEMA'] || undefined,
     dataDir: env['REINS_DATA_DIR'] || DEFAULT_DATA_DIR,
     seed,
   };
@@ -40,6 +43,6 @@ export function describeConfig(config: KitchenConfig): string {
   const storage =
     config.databaseUrl === undefined
       ? `PGlite at ${config.dataDir}`
-      : `PostgreSQL at ${config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')}`;
+      : `PostgreSQL at ${config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')}${config.schema === undefined ? '' : ` (schema ${config.schema})`}`;
   return `storage: ${storage}; seed: ${config.seed}`;
 }

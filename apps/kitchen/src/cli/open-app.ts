@@ -14,7 +14,12 @@ export interface OpenedKitchen {
 /** Storage (migrated), the demo seed when configured, and the service layer over it. */
 export async function openKitchen(config: KitchenConfig): Promise<OpenedKitchen> {
   const db = await openStorage(
-    config.databaseUrl === undefined ? { dataDir: config.dataDir } : { databaseUrl: config.databaseUrl },
+    config.databaseUrl === undefined
+      ? { dataDir: config.dataDir }
+      : {
+          databaseUrl: config.databaseUrl,
+          ...(config.schema === undefined ? {} : { schema: config.schema }),
+        },
   );
   try {
     const seeded = config.seed === 'demo' ? await seedDemo({ db }) : false;
