@@ -287,3 +287,34 @@ describeEachBackend('REST API', (harness) => {
     expect(json(await h.request('GET', '/health'))).toEqual({ status: 'ok', backend: h.backend });
   });
 });
+
+it('the app can be mounted under a prefix: login stays open, the rest stays guarded', async () => {
+  const { Hono } = await import('hono');
+  const { createKitchenApp } = await import('../src/http/app.js');
+  const { createKitchenServices } = await import('../src/services/kitchen-services.js');
+  const { seedDemo } = await import('../src/seed/seed.js');
+  const { BACKENDS } = await import('./backends.js');
+  const pglite = BACKENDS.find((b) => b.name === 'pglite');
+  if (pglite === undefined) throw new Error('no pglite backend');
+  const opened = await pglite.open();
+  try {
+    await seedDemo({ db: opened.db });
+    const parent = new Hono();
+    parent.route('/kitchen', createKitchenApp({ services: createKitchenServices({ db: opened.db }) }));
+    const guarded = await parent.request('/kitchen/api/fridge');
+    expect(guarded.status).toBe(401);
+    const login = await parent.request('/kitchen/api/auth/login', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'mama', password: 'demo-mama' }),
+    });
+    expect(login.status).toBe(200);
+    const { token } = (await login.json()) as { token: string };
+    const fridge = await parent.request('/kitchen/api/fridge', {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(fridge.status).toBe(200);
+  } finally {
+    await opened.dispose();
+  }
+}, 60_000);

@@ -49,16 +49,14 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
     return c.json({ status: 'ok', backend: services.env.db.backend });
   });
 
-  // Everything under /api needs a session except the auth routes, which guard themselves (login is open).
-  const sessionGuard = requireSession(services.auth);
-  app.use('/api/*', (c, next) => (c.req.path.startsWith('/api/auth/') ? next() : sessionGuard(c, next)));
-  app.route('/api/auth', authRoutes(services, { secureCookie: deps.secureCookie ?? false }));
-  const api = new Hono<{ Variables: AuthVariables }>();
-  api.route('/', householdRoutes(services));
-  api.route('/fridge', fridgeRoutes(services));
-  api.route('/recipes', recipeRoutes(services));
-  api.route('/meal-plans', mealPlanRoutes(services));
-  api.route('/preferences', preferenceRoutes(services));
-  app.route('/api', api);
+  // Each route group puts the session guard on its own paths (login is the only open route), so
+  // the guard does not depend on where this app is mounted.
+  const guard = requireSession(services.auth);
+  app.route('/api/auth', authRoutes(services, guard, { secureCookie: deps.secureCookie ?? false }));
+  app.route('/api', householdRoutes(services, guard));
+  app.route('/api/fridge', fridgeRoutes(services, guard));
+  app.route('/api/recipes', recipeRoutes(services, guard));
+  app.route('/api/meal-plans', mealPlanRoutes(services, guard));
+  app.route('/api/preferences', preferenceRoutes(services, guard));
   return app as unknown as Hono; // the variables are internal; callers only mount or fetch
 }

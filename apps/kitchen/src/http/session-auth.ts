@@ -17,8 +17,10 @@ export function tokenOf(c: Context): string | undefined {
   return getCookie(c, SESSION_COOKIE);
 }
 
+export type SessionGuard = MiddlewareHandler<{ Variables: AuthVariables }>;
+
 /** Resolves the session or answers 401; handlers get the trusted principal from `c.var.session`. */
-export function requireSession(auth: AuthService): MiddlewareHandler<{ Variables: AuthVariables }> {
+export function requireSession(auth: AuthService): SessionGuard {
   return async (c, next) => {
     const token = tokenOf(c);
     const session = token === undefined ? null : await auth.authenticate(token);

@@ -2,14 +2,14 @@ import { Hono } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { readJson } from '../request.js';
-import { requireSession, SESSION_COOKIE, type AuthVariables } from '../session-auth.js';
+import { SESSION_COOKIE, type AuthVariables, type SessionGuard } from '../session-auth.js';
 
 export interface AuthRouteOptions {
   /** Mark the cookie `Secure` (behind HTTPS). Default false: the server listens on 127.0.0.1. */
   readonly secureCookie: boolean;
 }
 
-export function authRoutes(services: KitchenServices, options: AuthRouteOptions) {
+export function authRoutes(services: KitchenServices, guard: SessionGuard, options: AuthRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.post('/login', async (c) => {
@@ -34,14 +34,14 @@ export function authRoutes(services: KitchenServices, options: AuthRouteOptions)
     });
   });
 
-  app.use('/logout', requireSession(services.auth));
+  app.use('/logout', guard);
   app.post('/logout', async (c) => {
     await services.auth.logout(c.var.token);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.body(null, 204);
   });
 
-  app.use('/me', requireSession(services.auth));
+  app.use('/me', guard);
   app.get('/me', async (c) => {
     const { user, principal, expiresAt } = c.var.session;
     const households = await services.households.listMine(principal);

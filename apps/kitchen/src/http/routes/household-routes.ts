@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { readJson } from '../request.js';
-import type { AuthVariables } from '../session-auth.js';
+import type { AuthVariables, SessionGuard } from '../session-auth.js';
 
 /** `/households` (mine, create, switch) and `/household/members` (the active household's). */
-export function householdRoutes(services: KitchenServices) {
+export function householdRoutes(services: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
   const { households, auth } = services;
+  for (const path of ['/households', '/households/*', '/household/*']) app.use(path, guard);
 
   app.get('/households', async (c) => {
     const { principal } = c.var.session;

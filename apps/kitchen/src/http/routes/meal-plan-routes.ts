@@ -2,10 +2,11 @@ import { Hono } from 'hono';
 import { invalid } from '../../domain/errors.js';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { readJson, readQuery } from '../request.js';
-import type { AuthVariables } from '../session-auth.js';
+import type { AuthVariables, SessionGuard } from '../session-auth.js';
 
-export function mealPlanRoutes({ mealPlans }: KitchenServices) {
+export function mealPlanRoutes({ mealPlans }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
+  app.use('*', guard);
 
   // `?from=&to=` for a range, `?week=<any day>` for Monday–Sunday, nothing for this week.
   app.get('/', async (c) => {

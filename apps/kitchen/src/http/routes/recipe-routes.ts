@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { readJson, readQuery } from '../request.js';
-import type { AuthVariables } from '../session-auth.js';
+import type { AuthVariables, SessionGuard } from '../session-auth.js';
 
 /** `ingredients=番茄,鸡蛋` (commas, full-width commas or 、 separate names). */
 function searchInput(query: Record<string, string>): Record<string, unknown> {
@@ -19,8 +19,9 @@ function searchInput(query: Record<string, string>): Record<string, unknown> {
   };
 }
 
-export function recipeRoutes({ recipes }: KitchenServices) {
+export function recipeRoutes({ recipes }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
+  app.use('*', guard);
   app.get('/', async (c) => c.json({ recipes: await recipes.list(c.var.session.principal, readQuery(c)) }));
   app.get('/search', async (c) =>
     c.json({
