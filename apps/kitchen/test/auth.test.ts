@@ -79,6 +79,11 @@ describeEachBackend('login and sessions', (harness) => {
     h.clock.advance(2000);
     try {
       expect((await h.request('GET', '/api/auth/me', { token })).status).toBe(401);
+      const stored = async () =>
+        (await h.db.query('SELECT 1 FROM sessions WHERE token_hash = $1', [hashToken(token)])).length;
+      expect(await stored()).toBe(1);
+      await h.login('laowang'); // a new login clears the user's expired sessions
+      expect(await stored()).toBe(0);
     } finally {
       h.clock.advance(-(7 * 24 * 3600 * 1000 + 1000));
     }

@@ -63,6 +63,11 @@ export function createAuthService(env: ServiceEnv): AuthService {
       const now = env.now();
       const expiresAt = new Date(now.getTime() + env.sessionTtlMs).toISOString();
       const key = hashToken(token);
+      // The user's expired sessions go now, so the table does not grow with every login.
+      await db.query('DELETE FROM sessions WHERE user_id = $1 AND expires_at <= $2', [
+        user.id,
+        now.toISOString(),
+      ]);
       await db.query(
         `INSERT INTO sessions (token_hash, user_id, active_household_id, created_at, expires_at)
          VALUES ($1, $2, $3, $4, $5)`,
