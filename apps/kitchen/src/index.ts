@@ -10,6 +10,7 @@ export {
   type KitchenPrincipal,
   type Access,
 } from './services/principal.js';
+export { kitchenReads, type KitchenReads } from './services/assistant-reads.js';
 export type { AuthService, Session, LoginResult } from './services/auth-service.js';
 export type { FridgeService, UseUpResult } from './services/fridge-service.js';
 export type { RecipeService } from './services/recipe-service.js';

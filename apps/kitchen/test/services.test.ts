@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { kitchenReads } from '../src/services/assistant-reads.js';
 import { fromReinsPrincipal, toReinsPrincipal } from '../src/services/principal.js';
 import { describeEachBackend } from './harness.js';
 
@@ -61,5 +62,30 @@ describeEachBackend('service layer (what the assistant tools will call)', (harne
     });
     const profile = await h.services.preferences.profile(p);
     expect(profile.allergies.map((a) => a.label)).toEqual(['花生']);
+  });
+
+  it('the assistant reads: household from the principal, a household id in the input refused', async () => {
+    const h = harness();
+    const reads = kitchenReads(h.services);
+    const xiaojia = toReinsPrincipal(await h.principal('xiaojia'));
+    const b = await h.householdId('老王家');
+    for (const call of [
+      () => reads.fridgeItems(xiaojia, { householdId: b }),
+      () => reads.searchRecipes(xiaojia, { ingredients: ['番茄'], space_id: b }),
+      () => reads.mealPlan(xiaojia, { from: '2026-05-01', to: '2026-05-07', householdId: b }),
+    ]) {
+      await expect(call()).rejects.toMatchObject({ code: 'INVALID_PARAMETER' });
+    }
+    const items = await reads.fridgeItems(xiaojia, { expiringWithinDays: 1 });
+    expect(items.map((i) => i.name)).toEqual(['牛奶', '嫩豆腐', '肉末']);
+    const plan = await reads.mealPlan(xiaojia, { from: '2026-05-01', to: '2026-05-01' });
+    expect(plan.map((e) => e.recipeName)).toEqual(['番茄炒蛋', '蒜蓉西兰花']);
+    expect((await reads.householdProfile(xiaojia)).allergies.map((a) => a.label)).toEqual(['花生']);
+    const matches = await reads.searchRecipes(xiaojia, { ingredients: ['可乐'] });
+    expect(matches.map((m) => m.recipe.name)).toEqual(['可乐鸡翅']);
+    // No principal claim, no household: refused, not defaulted.
+    await expect(reads.householdProfile({ id: xiaojia.id })).rejects.toMatchObject({
+      code: 'PERMISSION_DENIED',
+    });
   });
 });
