@@ -46,6 +46,22 @@ describeEachBackend('REST API', (harness) => {
     expect((await h.request('DELETE', `/api/fridge/${third['id'] as string}`, { token })).status).toBe(404);
   });
 
+  it('concurrent "use up" calls never lose an update or go below zero', async () => {
+    const h = harness();
+    const token = await h.login('mama');
+    const item = json(
+      await h.request('POST', '/api/fridge', { token, body: { name: '饺子', quantity: 10, unit: '个' } }),
+    );
+    const path = `/api/fridge/${item['id'] as string}/use`;
+    const replies = await Promise.all(
+      Array.from({ length: 12 }, () => h.request('POST', path, { token, body: { quantity: 1 } })),
+    );
+    const statuses = replies.map((r) => r.status).sort();
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10); // 9 decrements, then the one that removes it
+    expect(statuses.filter((s) => s === 404)).toHaveLength(2); // already gone
+    expect(replies.filter((r) => json(r)['removed'] === true)).toHaveLength(1);
+  });
+
   it('fridge: expiring soon first, filtered by days, expired items included', async () => {
     const h = harness();
     const token = await h.login('xiaojia');
@@ -62,8 +78,13 @@ describeEachBackend('REST API', (harness) => {
     expect(all.at(-1)).toMatchObject({ name: '大米', expiresOn: null });
     const pantry = json(await h.request('GET', '/api/fridge?location=pantry', { token }))['items'] as Json[];
     expect(pantry.every((i) => i['location'] === 'pantry')).toBe(true);
-    const bad = await h.request('GET', '/api/fridge?expiringWithinDays=soon', { token });
-    expect(json(bad)['error']).toMatchObject({ code: 'INVALID_PARAMETER', field: 'expiringWithinDays' });
+    for (const value of ['soon', '', '-1', '2.5']) {
+      const bad = await h.request('GET', `/api/fridge?expiringWithinDays=${value}`, { token });
+      expect(json(bad)['error'], value).toMatchObject({
+        code: 'INVALID_PARAMETER',
+        field: 'expiringWithinDays',
+      });
+    }
   });
 
   it('validation errors name the field', async () => {
@@ -185,6 +206,8 @@ describeEachBackend('REST API', (harness) => {
     expect((await h.request('DELETE', `/api/meal-plans/${id}`, { token })).status).toBe(204);
     const backwards = await h.request('GET', '/api/meal-plans?from=2026-05-10&to=2026-05-04', { token });
     expect(json(backwards)['error']).toMatchObject({ field: 'to' });
+    const badWeek = await h.request('GET', '/api/meal-plans?week=2026-13-01', { token });
+    expect(json(badWeek)['error']).toMatchObject({ code: 'INVALID_PARAMETER', field: 'week' });
     const mixed = await h.request('GET', '/api/meal-plans?week=2026-05-01&from=2026-05-01', { token });
     expect(json(mixed)['error']).toMatchObject({ field: 'from' });
   });

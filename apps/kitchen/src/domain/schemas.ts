@@ -30,7 +30,17 @@ export const fridgeItemPatch = z.strictObject({
   expiresOn: isoDate.nullable().optional(),
 });
 export const fridgeListQuery = z.strictObject({
-  expiringWithinDays: z.coerce.number().int().min(0).max(365).optional(),
+  // A number, or digits from a query string ('' and 'soon' are refused, not read as 0).
+  expiringWithinDays: z
+    .union([
+      z.number(),
+      z
+        .string()
+        .regex(/^\d{1,3}$/, 'expected whole days')
+        .transform(Number),
+    ])
+    .pipe(z.number().int().min(0).max(365))
+    .optional(),
   location: z.enum(LOCATIONS).optional(),
 });
 export const useUpInput = z.strictObject({

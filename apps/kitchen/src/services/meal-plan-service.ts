@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import { notFound } from '../domain/errors.js';
 import { dateRange, isoDate, mealPlanInput, mealPlanPatch } from '../domain/schemas.js';
 import type { IsoDate, MealPlanEntry, Slot } from '../domain/types.js';
@@ -41,7 +42,7 @@ export function weekStart(date: IsoDate): IsoDate {
 export interface MealPlanService {
   /** Entries from `from` to `to` inclusive (at most 62 days), by date then slot. */
   list(principal: KitchenPrincipal, range: unknown): Promise<MealPlanEntry[]>;
-  /** Monday to Sunday of the week holding `date` (default: today). */
+  /** Monday to Sunday of the week holding `date` (default: today); a bad date names the field `week`. */
   week(
     principal: KitchenPrincipal,
     date?: unknown,
@@ -85,7 +86,8 @@ export function createMealPlanService(env: ServiceEnv): MealPlanService {
     list,
 
     async week(principal, date) {
-      const day = date === undefined ? env.today() : parseInput(isoDate, date);
+      const day =
+        date === undefined ? env.today() : parseInput(z.strictObject({ week: isoDate }), { week: date }).week;
       const from = weekStart(day);
       const to = addDays(from, 6);
       return { from, to, entries: await list(principal, { from, to }) };
