@@ -1,0 +1,119 @@
+// Proves the kitchen's guard tests can fail: removes each guard (tenant filter, membership and
+// owner checks, strict input, token hashing, expiry, row lock) in turn, runs the tests that
+// should notice, and expects a failure. Restores the file afterwards — also on Ctrl-C.
+// Usage (from the repo root): node apps/kitchen/scripts/mutation-check.mjs   (a few minutes)
+import { execFileSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+
+const src = 'apps/kitchen/src/';
+const test = 'apps/kitchen/test/';
+const isolation = `${test}tenant-isolation.test.ts`;
+const MUTANTS = [
+  [
+    'fridge lookup ignores the household',
+    `${src}services/fridge-service.ts`,
+    'WHERE id = $1 AND household_id = $2${lock',
+    'WHERE id = $1 AND $2::text IS NOT NULL${lock',
+    [isolation],
+  ],
+  [
+    'recipe search ignores the household',
+    `${src}services/recipe-service.ts`,
+    '         WHERE r.household_id = $1\n',
+    '         WHERE $1::text IS NOT NULL\n',
+    [isolation],
+  ],
+  [
+    'membership check skipped',
+    `${src}services/principal.ts`,
+    "if (role === undefined) throw denied('not a member of the active household');",
+    '',
+    [isolation],
+  ],
+  [
+    'owner check skipped',
+    `${src}services/principal.ts`,
+    "if (access.role !== 'owner') throw denied('only an owner of the household can do this');",
+    '',
+    [`${test}rest-api.test.ts`],
+  ],
+  [
+    'switch to any household',
+    `${src}services/auth-service.ts`,
+    "if (target === undefined) throw notFound('household', 'householdId');",
+    "if (target === undefined) return { id: householdId, name: '?', role: 'member' };",
+    [isolation],
+  ],
+  [
+    'meal plan accepts any recipe id',
+    `${src}services/meal-plan-service.ts`,
+    "if (rows.length === 0) throw notFound('recipe', 'recipeId');",
+    '',
+    [isolation],
+  ],
+  [
+    'unknown fields accepted',
+    `${src}domain/schemas.ts`,
+    'export const fridgeItemInput = z.strictObject({',
+    'export const fridgeItemInput = z.object({',
+    [isolation],
+  ],
+  [
+    'token stored in clear',
+    `${src}services/auth-service.ts`,
+    'const key = hashToken(token);',
+    'const key = token;',
+    [`${test}auth.test.ts`],
+  ],
+  [
+    'sessions never expire',
+    `${src}services/auth-service.ts`,
+    'WHERE s.token_hash = $1 AND s.expires_at > $2',
+    'WHERE s.token_hash = $1 AND $2::text IS NOT NULL',
+    [`${test}auth.test.ts`],
+  ],
+  [
+    'use-up without the row lock (PostgreSQL only)',
+    `${src}services/fridge-service.ts`,
+    "${lock ? ' FOR UPDATE' : ''}",
+    '',
+    [`${test}rest-api.test.ts`],
+  ],
+];
+
+for (const [name, file, from] of MUTANTS) {
+  if (!readFileSync(file, 'utf8').includes(from))
+    throw new Error(`mutant "${name}": pattern not found in ${file}`);
+}
+
+let current; // [file, original] while a mutant is applied
+const restore = () => {
+  if (current !== undefined) writeFileSync(current[0], current[1]);
+  current = undefined;
+};
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
+  process.on(signal, () => {
+    restore();
+    process.exit(130);
+  });
+}
+
+const env = { ...process.env, CI: '' };
+let survived = 0;
+for (const [name, file, from, to, tests] of MUTANTS) {
+  const original = readFileSync(file, 'utf8');
+  current = [file, original];
+  writeFileSync(file, original.replace(from, to));
+  let failed = false;
+  try {
+    execFileSync('npx', ['vitest', 'run', ...tests, '--reporter=dot', '--bail=1'], { stdio: 'pipe', env });
+  } catch {
+    failed = true;
+  } finally {
+    restore();
+  }
+  console.log(`${failed ? 'killed  ' : 'SURVIVED'}  ${name}`);
+  if (!failed) survived++;
+}
+console.log(survived === 0 ? `all ${MUTANTS.length} mutants were killed` : `${survived} mutant(s) survived`);
+process.exitCode = survived === 0 ? 0 : 1;

@@ -1,0 +1,46 @@
+import { serve } from '@hono/node-server';
+import type { AddressInfo } from 'node:net';
+import { describeConfig, type KitchenConfig } from '../config.js';
+import { createKitchenApp } from '../http/app.js';
+import { DEMO_USERS } from '../seed/demo-data.js';
+import type { CliIo } from './io.js';
+import { openKitchen } from './open-app.js';
+
+export interface RunningKitchen {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the REST API on 127.0.0.1; demo logins are printed on the embedded default only. */
+export async function startKitchen(config: KitchenConfig, io: CliIo): Promise<RunningKitchen> {
+  const { db, services, seeded } = await openKitchen(config);
+  const app = createKitchenApp({ services });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
+    s.once('error', reject);
+  }).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
+  const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;
+  io.out(
+    `Xiaojia Kitchen API on ${url}  (${describeConfig(config)}${seeded ? ', demo data seeded now' : ''})`,
+  );
+  if (db.backend === 'pglite' && config.seed === 'demo') {
+    io.out('Demo logins (embedded default only; change them with `admin reset-password`):');
+    for (const u of DEMO_USERS)
+      io.out(`  ${u.username.padEnd(10)} ${u.password.padEnd(15)} ${u.displayName}`);
+    io.out(`Try: curl -s ${url}/api/auth/login -H 'content-type: application/json' \\`);
+    io.out(`       -d '{"username":"xiaojia","password":"demo-xiaojia"}'`);
+  }
+  return {
+    url,
+    close: async () => {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
+      await db.close();
+    },
+  };
+}

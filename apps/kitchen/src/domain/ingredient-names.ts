@@ -1,0 +1,43 @@
+/**
+ * Ingredient names as people type them: 番茄 or 西红柿, 土豆 or 马铃薯. A name matches an
+ * ingredient when the ingredient's name contains the name or one of its aliases (so 豆腐
+ * finds 嫩豆腐 and 葱 finds 葱花). Broader words list the cuts they cover (猪肉 → 五花肉).
+ */
+const SYNONYMS: readonly (readonly string[])[] = [
+  ['番茄', '西红柿'],
+  ['土豆', '马铃薯', '洋芋'],
+  ['西兰花', '西蓝花', '青花菜'],
+  ['鸡蛋', '鸡子'],
+  ['青椒', '柿子椒', '菜椒'],
+  ['香菜', '芫荽'],
+  ['红薯', '地瓜', '番薯'],
+  ['玉米', '苞米'],
+  ['花生', '落花生'],
+];
+
+const BROADER: Readonly<Record<string, readonly string[]>> = {
+  猪肉: ['五花肉', '排骨', '里脊', '肉末', '猪蹄', '肉丝'],
+  鸡肉: ['鸡翅', '鸡腿', '鸡胸', '鸡块'],
+  牛肉: ['牛腩', '牛里脊', '牛肉末'],
+  辣椒: ['干辣椒', '小米辣', '辣椒面'],
+  蛋: ['鸡蛋', '鸭蛋', '鹌鹑蛋'],
+};
+
+/** NFKC (full-width → half-width), trimmed, lower case: the form names are compared in. */
+export function normalizeName(name: string): string {
+  return name.normalize('NFKC').trim().toLowerCase();
+}
+
+/** The patterns a searched-for name stands for, itself first. */
+export function namePatterns(name: string): string[] {
+  const base = normalizeName(name);
+  const patterns = new Set([base]);
+  for (const group of SYNONYMS) if (group.includes(base)) group.forEach((g) => patterns.add(g));
+  for (const narrower of BROADER[base] ?? []) patterns.add(narrower);
+  return [...patterns];
+}
+
+export function nameMatches(ingredient: string, patterns: readonly string[]): boolean {
+  const normalized = normalizeName(ingredient);
+  return patterns.some((p) => normalized.includes(p));
+}

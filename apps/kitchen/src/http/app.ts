@@ -1,0 +1,62 @@
+import { Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
+import { KitchenError } from '../domain/errors.js';
+import type { KitchenServices } from '../services/kitchen-services.js';
+import { errorResponse, onError } from './errors.js';
+import { authRoutes } from './routes/auth-routes.js';
+import { fridgeRoutes } from './routes/fridge-routes.js';
+import { householdRoutes } from './routes/household-routes.js';
+import { mealPlanRoutes } from './routes/meal-plan-routes.js';
+import { preferenceRoutes } from './routes/preference-routes.js';
+import { recipeRoutes } from './routes/recipe-routes.js';
+import { requireSession, type AuthVariables } from './session-auth.js';
+
+export interface KitchenAppDeps {
+  readonly services: KitchenServices;
+  /** Largest request body. Default 64 KiB (a long recipe is a few KiB). */
+  readonly maxBodyBytes?: number;
+  /** Default false (plain HTTP on 127.0.0.1). */
+  readonly secureCookie?: boolean;
+  /** Unexpected errors (bugs) go here before the 500. Default: console.error. */
+  readonly reportError?: (error: unknown) => void;
+}
+
+/**
+ * The REST API under `/api`, plus `/health`. A hono app: serve it alone or mount it
+ * (`parent.route('/', createKitchenApp(deps))`). Every household route reads the principal
+ * from the session, never from the request.
+ */
+export function createKitchenApp(deps: KitchenAppDeps): Hono {
+  const { services } = deps;
+  const maxSize = deps.maxBodyBytes ?? 64 * 1024;
+  const app = new Hono<{ Variables: AuthVariables }>();
+
+  app.onError(onError(deps.reportError ?? ((error) => console.error(error))));
+  app.notFound((c) =>
+    errorResponse(c, new KitchenError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
+  );
+  app.use(
+    '/api/*',
+    bodyLimit({
+      maxSize,
+      onError: (c) =>
+        errorResponse(c, new KitchenError('PAYLOAD_TOO_LARGE', `request body over ${maxSize} bytes`)),
+    }),
+  );
+
+  app.get('/health', async (c) => {
+    await services.env.db.query('SELECT 1');
+    return c.json({ status: 'ok', backend: services.env.db.backend });
+  });
+
+  // Each route group puts the session guard on its own paths (login is the only open route), so
+  // the guard does not depend on where this app is mounted.
+  const guard = requireSession(services.auth);
+  app.route('/api/auth', authRoutes(services, guard, { secureCookie: deps.secureCookie ?? false }));
+  app.route('/api', householdRoutes(services, guard));
+  app.route('/api/fridge', fridgeRoutes(services, guard));
+  app.route('/api/recipes', recipeRoutes(services, guard));
+  app.route('/api/meal-plans', mealPlanRoutes(services, guard));
+  app.route('/api/preferences', preferenceRoutes(services, guard));
+  return app as unknown as Hono; // the variables are internal; callers only mount or fetch
+}

@@ -1,0 +1,25 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { KitchenError, type KitchenErrorCode } from '../domain/errors.js';
+
+const STATUS: Record<KitchenErrorCode, ContentfulStatusCode> = {
+  INVALID_PARAMETER: 400,
+  UNAUTHENTICATED: 401,
+  PERMISSION_DENIED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+};
+
+export function errorResponse(c: Context, error: KitchenError): Response {
+  return c.json(error.toJSON(), STATUS[error.code]);
+}
+
+/** The app's error handler: expected failures as `{error}`, anything else a 500 with no detail. */
+export function onError(report: (error: unknown) => void) {
+  return (error: unknown, c: Context): Response => {
+    if (error instanceof KitchenError) return errorResponse(c, error);
+    report(error);
+    return c.json({ error: { code: 'INTERNAL', message: 'internal error' } }, 500);
+  };
+}

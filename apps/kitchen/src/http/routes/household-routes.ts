@@ -1,0 +1,40 @@
+import { Hono } from 'hono';
+import type { KitchenServices } from '../../services/kitchen-services.js';
+import { readJson } from '../request.js';
+import type { AuthVariables, SessionGuard } from '../session-auth.js';
+
+/** `/households` (mine, create, switch) and `/household/members` (the active household's). */
+export function householdRoutes(services: KitchenServices, guard: SessionGuard) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  const { households, auth } = services;
+  for (const path of ['/households', '/households/*', '/household/*']) app.use(path, guard);
+
+  app.get('/households', async (c) => {
+    const { principal } = c.var.session;
+    const mine = await households.listMine(principal);
+    return c.json({ households: mine.map((h) => ({ ...h, active: h.id === principal.householdId })) });
+  });
+  app.post('/households', async (c) =>
+    c.json(await households.create(c.var.session.principal, await readJson(c)), 201),
+  );
+  app.post('/households/active', async (c) =>
+    c.json({ activeHousehold: await auth.switchHousehold(c.var.session, await readJson(c)) }),
+  );
+
+  app.get('/household/members', async (c) =>
+    c.json({ members: await households.members(c.var.session.principal) }),
+  );
+  app.post('/household/members', async (c) =>
+    c.json({ members: await households.addMember(c.var.session.principal, await readJson(c)) }, 201),
+  );
+  app.patch('/household/members/:userId', async (c) =>
+    c.json({
+      members: await households.setRole(c.var.session.principal, c.req.param('userId'), await readJson(c)),
+    }),
+  );
+  app.delete('/household/members/:userId', async (c) => {
+    await households.removeMember(c.var.session.principal, c.req.param('userId'));
+    return c.body(null, 204);
+  });
+  return app;
+}

@@ -1,0 +1,41 @@
+import { Hono } from 'hono';
+import type { KitchenServices } from '../../services/kitchen-services.js';
+import { readJson, readQuery } from '../request.js';
+import type { AuthVariables, SessionGuard } from '../session-auth.js';
+
+/** `ingredients=番茄,鸡蛋` (commas, full-width commas or 、 separate names). */
+function searchInput(query: Record<string, string>): Record<string, unknown> {
+  const { ingredients, limit, ...rest } = query;
+  return {
+    ...rest,
+    ingredients:
+      ingredients === undefined
+        ? undefined
+        : ingredients
+            .split(/[,，、]/)
+            .map((s) => s.trim())
+            .filter((s) => s !== ''),
+    ...(limit === undefined ? {} : { limit: Number(limit) }),
+  };
+}
+
+export function recipeRoutes({ recipes }: KitchenServices, guard: SessionGuard) {
+  const app = new Hono<{ Variables: AuthVariables }>();
+  app.use('*', guard);
+  app.get('/', async (c) => c.json({ recipes: await recipes.list(c.var.session.principal, readQuery(c)) }));
+  app.get('/search', async (c) =>
+    c.json({
+      matches: await recipes.searchByIngredients(c.var.session.principal, searchInput(readQuery(c))),
+    }),
+  );
+  app.post('/', async (c) => c.json(await recipes.create(c.var.session.principal, await readJson(c)), 201));
+  app.get('/:id', async (c) => c.json(await recipes.get(c.var.session.principal, c.req.param('id'))));
+  app.patch('/:id', async (c) =>
+    c.json(await recipes.update(c.var.session.principal, c.req.param('id'), await readJson(c))),
+  );
+  app.delete('/:id', async (c) => {
+    await recipes.remove(c.var.session.principal, c.req.param('id'));
+    return c.body(null, 204);
+  });
+  return app;
+}

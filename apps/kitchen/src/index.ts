@@ -1,0 +1,31 @@
+// The public API of `@reins/kitchen`. Every export is a promise.
+export { createKitchenApp, type KitchenAppDeps } from './http/app.js';
+export { createKitchenServices, type KitchenServices } from './services/kitchen-services.js';
+export type { ServiceDeps } from './services/env.js';
+export {
+  fromReinsPrincipal,
+  toReinsPrincipal,
+  requireMember,
+  requireOwner,
+  type KitchenPrincipal,
+  type Access,
+} from './services/principal.js';
+export { kitchenReads, type KitchenReads } from './services/assistant-reads.js';
+export type { AuthService, Session, LoginResult } from './services/auth-service.js';
+export type { FridgeService, UseUpResult } from './services/fridge-service.js';
+export type { RecipeService } from './services/recipe-service.js';
+export type { MealPlanService } from './services/meal-plan-service.js';
+export type { PreferenceService } from './services/preference-service.js';
+export type { HouseholdService } from './services/household-service.js';
+export type { AdminService, HouseholdOverview } from './services/admin-service.js';
+export { KitchenError, type KitchenErrorCode, type KitchenErrorBody } from './domain/errors.js';
+export type * from './domain/types.js';
+export type { Db, Queryable } from './db/db.js';
+export { openPgliteDb, type PgliteDbOptions } from './db/pglite-db.js';
+export { openPgDb, type PgDbOptions } from './db/pg-db.js';
+export { openStorage, type StorageOptions } from './db/open-db.js';
+export { migrate, loadMigrations, type Migration } from './db/migrate.js';
+export { seedDemo } from './seed/seed.js';
+export { DEMO_USERS, DEMO_HOUSEHOLDS, type DemoUser } from './seed/demo-data.js';
+export { readConfig, type KitchenConfig } from './config.js';
+export { startKitchen, type RunningKitchen } from './cli/serve.js';

@@ -1,0 +1,29 @@
+import type { Principal } from 'reins';
+import type { DietaryProfile, FridgeItem, MealPlanEntry, RecipeMatch } from '../domain/types.js';
+import type { KitchenServices } from './kitchen-services.js';
+import { fromReinsPrincipal } from './principal.js';
+
+/**
+ * The read-only surface the assistant's tools (and the inward MCP server) will use: four reads,
+ * no writes, and the household taken from the run's trusted `ctx.principal` — never from the
+ * model-written input, whose strict schemas refuse a `householdId` as an unknown field.
+ */
+export interface KitchenReads {
+  /** `{expiringWithinDays?, location?}`: soonest expiry first. */
+  fridgeItems(principal: Principal, input: unknown): Promise<FridgeItem[]>;
+  /** `{ingredients: string[], limit?}`: ranked by how many of the ingredients a recipe uses. */
+  searchRecipes(principal: Principal, input: unknown): Promise<RecipeMatch[]>;
+  /** `{from, to}` (`YYYY-MM-DD`, at most 62 days). */
+  mealPlan(principal: Principal, input: unknown): Promise<MealPlanEntry[]>;
+  householdProfile(principal: Principal): Promise<DietaryProfile>;
+}
+
+export function kitchenReads(services: KitchenServices): KitchenReads {
+  return {
+    fridgeItems: (principal, input) => services.fridge.list(fromReinsPrincipal(principal), input),
+    searchRecipes: (principal, input) =>
+      services.recipes.searchByIngredients(fromReinsPrincipal(principal), input),
+    mealPlan: (principal, input) => services.mealPlans.list(fromReinsPrincipal(principal), input),
+    householdProfile: (principal) => services.preferences.profile(fromReinsPrincipal(principal)),
+  };
+}

@@ -1,0 +1,123 @@
+import { dummyPasswordHash, verifyPassword } from '../auth/password.js';
+import { hashToken, newSessionToken } from '../auth/tokens.js';
+import { KitchenError, notFound } from '../domain/errors.js';
+import { loginInput, switchInput } from '../domain/schemas.js';
+import type { HouseholdSummary, User } from '../domain/types.js';
+import { parseInput } from '../domain/validate.js';
+import { sqlTimestamp, type ServiceEnv } from './env.js';
+import { householdsOf } from './membership-store.js';
+import type { KitchenPrincipal } from './principal.js';
+
+export interface Session {
+  /** The trusted principal every service call of this session uses. */
+  readonly principal: KitchenPrincipal;
+  readonly user: User;
+  readonly expiresAt: string;
+  /** The stored (hashed) form of the token: a handle for switch and logout, not a credential. */
+  readonly key: string;
+}
+
+export interface LoginResult {
+  /** Shown once; only its hash is stored. */
+  readonly token: string;
+  readonly session: Session;
+}
+
+export interface AuthService {
+  /** Unknown user and wrong password fail alike: 401 `UNAUTHENTICATED`, same message, same work. */
+  login(input: unknown): Promise<LoginResult>;
+  /** The live session of a token, or null (unknown, expired, logged out). */
+  authenticate(token: string): Promise<Session | null>;
+  logout(token: string): Promise<void>;
+  /** Makes a household the session's active one; not a member → `NOT_FOUND` (as if it did not exist). */
+  switchHousehold(session: Session, input: unknown): Promise<HouseholdSummary>;
+}
+
+interface SessionRow {
+  token_hash: string;
+  user_id: string;
+  username: string;
+  display_name: string;
+  active_household_id: string | null;
+  expires_at: string;
+}
+
+const WRONG = 'wrong username or password';
+
+export function createAuthService(env: ServiceEnv): AuthService {
+  const { db } = env;
+  return {
+    async login(input) {
+      const { username, password } = parseInput(loginInput, input);
+      const rows = await db.query<{
+        id: string;
+        username: string;
+        display_name: string;
+        password_hash: string;
+      }>('SELECT id, username, display_name, password_hash FROM users WHERE username = $1', [username]);
+      const user = rows[0];
+      const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
+      if (user === undefined || !ok) throw new KitchenError('UNAUTHENTICATED', WRONG);
+      const active = (await householdsOf(db, user.id))[0]?.id ?? null;
+      const token = newSessionToken();
+      const now = env.now();
+      const expiresAt = new Date(now.getTime() + env.sessionTtlMs).toISOString();
+      const key = hashToken(token);
+      // The user's expired sessions go now, so the table does not grow with every login.
+      await db.query('DELETE FROM sessions WHERE user_id = $1 AND expires_at <= $2', [
+        user.id,
+        now.toISOString(),
+      ]);
+      await db.query(
+        `INSERT INTO sessions (token_hash, user_id, active_household_id, created_at, expires_at)
+         VALUES ($1, $2, $3, $4, $5)`,
+        [key, user.id, active, now.toISOString(), expiresAt],
+      );
+      return {
+        token,
+        session: {
+          key,
+          expiresAt,
+          principal: { userId: user.id, householdId: active },
+          user: { id: user.id, username: user.username, displayName: user.display_name },
+        },
+      };
+    },
+
+    async authenticate(token) {
+      if (token === '' || token.length > 200) return null;
+      const rows = await db.query<SessionRow>(
+        `SELECT s.token_hash, s.user_id, u.username, u.display_name, s.active_household_id,
+                ${sqlTimestamp('s.expires_at')} AS expires_at
+         FROM sessions s JOIN users u ON u.id = s.user_id
+         WHERE s.token_hash = $1 AND s.expires_at > $2`,
+        [hashToken(token), env.now().toISOString()],
+      );
+      const row = rows[0];
+      if (row === undefined) return null;
+      return {
+        key: row.token_hash,
+        expiresAt: row.expires_at,
+        principal: { userId: row.user_id, householdId: row.active_household_id },
+        user: { id: row.user_id, username: row.username, displayName: row.display_name },
+      };
+    },
+
+    async logout(token) {
+      await db.query('DELETE FROM sessions WHERE token_hash = $1', [hashToken(token)]);
+    },
+
+    async switchHousehold(session, input) {
+      const { householdId } = parseInput(switchInput, input);
+      const mine = await householdsOf(db, session.principal.userId);
+      const target = mine.find((h) => h.id === householdId);
+      if (target === undefined) throw notFound('household', 'householdId');
+      await db.query('UPDATE sessions SET active_household_id = $2 WHERE token_hash = $1 AND user_id = $3', [
+        session.key,
+        householdId,
+        session.principal.userId,
+      ]);
+      return target;
+    },
+  };
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { Db } from '../db/db.js';
+import type { IsoDate } from '../domain/types.js';
+
+/** What the service layer needs from the outside world; every side effect can be replaced. */
+export interface ServiceDeps {
+  readonly db: Db;
+  /** Default: the system clock. */
+  readonly clock?: () => Date;
+  /** Default: random UUIDs. */
+  readonly newId?: () => string;
+  /** The households' calendar, for "today" and expiry. Default `Asia/Shanghai`. */
+  readonly timeZone?: string;
+  /** Session lifetime. Default 7 days. */
+  readonly sessionTtlMs?: number;
+}
+
+export interface ServiceEnv {
+  readonly db: Db;
+  readonly now: () => Date;
+  readonly newId: () => string;
+  readonly today: () => IsoDate;
+  readonly sessionTtlMs: number;
+}
+
+export function resolveEnv(deps: ServiceDeps): ServiceEnv {
+  const now = deps.clock ?? (() => new Date());
+  const format = new Intl.DateTimeFormat('en-CA', {
+    timeZone: deps.timeZone ?? 'Asia/Shanghai',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  });
+  return {
+    db: deps.db,
+    now,
+    newId: deps.newId ?? randomUUID,
+    today: () => format.format(now()), // en-CA formats as YYYY-MM-DD
+    sessionTtlMs: deps.sessionTtlMs ?? 7 * 24 * 3600 * 1000,
+  };
+}
+
+export function addDays(date: IsoDate, days: number): IsoDate {
+  return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
+}
+
+/** SQL snippets that make both drivers return the same JS values. */
+export const sqlDate = (column: string): string => `to_char(${column}, 'YYYY-MM-DD')`;
+export const sqlTimestamp = (column: string): string =>
+  `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;

@@ -1,0 +1,120 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
+import type { CliIo } from '../src/cli/io.js';
+import { startKitchen } from '../src/cli/serve.js';
+import { describeConfig, readConfig } from '../src/config.js';
+import { BACKENDS, PG_URL } from './backends.js';
+
+function capture(env: NodeJS.ProcessEnv) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io: CliIo = { out: (l) => out.push(l), err: (l) => err.push(l), env };
+  return { io, out, err, text: () => out.join('\n') };
+}
+
+describe('kitchen CLI on the embedded default', () => {
+  let dataDir = '';
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), 'kitchen-cli-'));
+  });
+  afterAll(async () => {
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  const env = () => ({ REINS_DATA_DIR: dataDir, PORT: '0' });
+
+  it('admin: list households, add a user, create a household, add a member, reset a password', async () => {
+    const list = capture(env());
+    expect(await main(['admin', 'households'], list.io)).toBe(0);
+    expect(list.text()).toMatch(/小贾家[\s\S]*owner\s+xiaojia[\s\S]*老王家/);
+
+    const add = capture(env());
+    expect(await main(['admin', 'add-user', 'xiaoli', '小李'], add.io)).toBe(0);
+    const password = add.out.find((l) => l.startsWith('password: '))?.slice('password: '.length) ?? '';
+    expect(password).toHaveLength(20);
+
+    expect(await main(['admin', 'create-household', '小李家', 'xiaoli'], capture(env()).io)).toBe(0);
+    expect(
+      await main(['admin', 'add-member', '小李家', 'nainai', '--role', 'owner'], capture(env()).io),
+    ).toBe(0);
+    const reset = capture(env());
+    expect(await main(['admin', 'reset-password', 'xiaoli', '--password', 'brand-new-pass'], reset.io)).toBe(
+      0,
+    );
+    expect(reset.text()).not.toContain('brand-new-pass');
+
+    const after = capture(env());
+    await main(['admin', 'households'], after.io);
+    expect(after.text()).toMatch(/小李家\n\s+owner\s+xiaoli \(小李\)\n\s+owner\s+nainai/);
+
+    const running = await startKitchen(readConfig(env()), capture(env()).io);
+    try {
+      const login = await fetch(`${running.url}/api/auth/login`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username: 'xiaoli', password: 'brand-new-pass' }),
+      });
+      expect(login.status).toBe(200);
+    } finally {
+      await running.close();
+    }
+  }, 60_000);
+
+  it('errors: usage errors exit 2, refused operations exit 1 with the code', async () => {
+    const unknown = capture(env());
+    expect(await main(['admin', 'frobnicate'], unknown.io)).toBe(2);
+    const taken = capture(env());
+    expect(await main(['admin', 'add-user', 'xiaojia', '又一个'], taken.io)).toBe(1);
+    expect(taken.err.join('\n')).toMatch(/CONFLICT \(username\)/);
+    const weak = capture(env());
+    expect(await main(['admin', 'reset-password', 'mama', '--password', 'short'], weak.io)).toBe(1);
+    expect(weak.err.join('\n')).toMatch(/INVALID_PARAMETER \(password\)/);
+  }, 60_000);
+
+  it('serve prints the URL and the demo logins on PGlite', async () => {
+    const out = capture(env());
+    const running = await startKitchen(readConfig(env()), out.io);
+    try {
+      expect(out.text()).toContain(running.url);
+      expect(out.text()).toContain('demo-xiaojia');
+      expect(running.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    } finally {
+      await running.close();
+    }
+  }, 60_000);
+});
+
+describe.skipIf(BACKENDS[1]?.skip ?? true)('kitchen serve on PostgreSQL', () => {
+  const schema = `kitchen_cli_${randomBytes(6).toString('hex')}`;
+  afterAll(async () => {
+    const client = new pg.Client({ connectionString: PG_URL });
+    await client.connect();
+    await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    await client.end();
+  });
+
+  it('never prints demo credentials, even when asked to seed them', async () => {
+    const env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema, PORT: '0', KITCHEN_SEED: 'demo' };
+    const out = capture(env);
+    const running = await startKitchen(readConfig(env), out.io);
+    try {
+      expect(out.text()).toContain(running.url);
+      expect(out.text()).not.toMatch(/demo-/);
+      const health = await fetch(`${running.url}/health`);
+      expect(await health.json()).toEqual({ status: 'ok', backend: 'postgres' });
+    } finally {
+      await running.close();
+    }
+  }, 60_000);
+
+  it('does not seed by default, and masks the password of the URL it prints', () => {
+    const config = readConfig({ DATABASE_URL: 'postgres://kitchen:s3cret@127.0.0.1:5432/k' });
+    expect(config.seed).toBe('none');
+    expect(describeConfig(config)).toContain('kitchen:***@');
+    expect(describeConfig(config)).not.toContain('s3cret');
+  });
+});
