@@ -1,6 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { Hono, type Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
+import { defaultToolPolicies, type AnyTool, type ToolPolicies } from 'reins';
 import { uuidV4Like } from './ids.js';
 import { memoryCounterStore, type CounterStore } from './counter-store.js';
 import { ModelHealth, type HealthCheck } from './health.js';
@@ -35,6 +36,26 @@ export interface ReinsServer {
  * `POST /v1/runs/:id/approve`, `/health`, `/metrics`. Everything run-related is derived
  * from the runs' events.
  */
+/** The breaker of every tool of the static agents: `down` while one is open (its calls fail fast). */
+function breakerCheck(agents: ReinsServerOptions['agents'], policies: ToolPolicies): HealthCheck {
+  const tools = new Map<string, AnyTool>();
+  for (const definition of Object.values(agents)) {
+    if (typeof definition === 'function') continue; // built per caller: its tools are not known here
+    for (const tool of definition.tools ?? []) tools.set(tool.name, tool);
+  }
+  return () => {
+    const states = Object.fromEntries(
+      [...tools].map(([name, tool]) => [name, policies.guardFor(tool).breakerState]),
+    );
+    const open = Object.entries(states)
+      .filter(([, state]) => state !== 'closed')
+      .map(([name]) => name);
+    return open.length === 0
+      ? { status: 'up', tools: states }
+      : { status: 'down', detail: `breaker not closed: ${open.join(', ')}`, tools: states };
+  };
+}
+
 export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const deps: ServerDeps = { now: Date.now, newId: uuidV4Like, ...options.deps };
   const logger = options.logger ?? defaultLogger();
@@ -84,6 +105,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       maxEventsPerRun: limits.maxEventsPerRun ?? 5_000,
     },
     rollouts,
+    policies: options.policies,
     isStopPhrase: stopPhraseMatcher(options.stopPhrases),
     clientIp: options.clientIp ?? socketAddress,
     deps,
@@ -105,6 +127,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
         ? () => ({ status: 'disabled', detail: 'in-process counters' })
         : () => store.ping(),
     ],
+    ['breakers', breakerCheck(options.agents, options.policies ?? defaultToolPolicies)],
     ...Object.entries(options.healthChecks ?? {}),
   ]);
 

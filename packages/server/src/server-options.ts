@@ -1,4 +1,4 @@
-import type { AgentRun } from 'reins';
+import { type AgentRun, type ToolPolicies } from 'reins';
 import type { Tracer } from '@opentelemetry/api';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
@@ -91,6 +91,12 @@ export interface ReinsServerOptions {
    * `reins_rollout_error_rate` and `reins_rollout_candidate_steps` by rollout name.
    */
   readonly rollouts?: Readonly<Record<string, RolloutLike>>;
+  /**
+   * The tools' guards (breakers, caps) for every run the server starts (default: the core's
+   * process-wide `defaultToolPolicies`). `/health` lists the breaker of every tool of the
+   * static agent definitions (`breakers`), `degraded` while one is open.
+   */
+  readonly policies?: ToolPolicies;
   /** Extra `/health` checks (MCP servers, breakers, a database …). */
   readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
   /** Messages that cancel the caller's runs; default `DEFAULT_STOP_PHRASES`. */

@@ -1,3 +1,4 @@
+import type { ToolPolicies } from 'reins';
 import type { RolloutLike } from './server-options.js';
 import type { Context } from 'hono';
 import type { Principal } from 'reins';
@@ -25,6 +26,8 @@ export interface ServerState {
   readonly watch: WatchEnv;
   /** Rollouts shown every run (their error rates come from run events). */
   readonly rollouts: readonly RolloutLike[];
+  /** The tools' guards for every run (undefined: the core's default). */
+  readonly policies: ToolPolicies | undefined;
   readonly isStopPhrase: (input: string) => boolean;
   readonly clientIp: (c: Context) => string;
   readonly deps: ServerDeps;

@@ -49,6 +49,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         principal,
         runId,
         signal: controller.signal,
+        ...(s.policies === undefined ? {} : { policies: s.policies }),
         ...(s.deps.run === undefined ? {} : { deps: s.deps.run }),
       });
       const entry = s.registry.add(runId, principal.id, agent, run, () => controller.abort());
