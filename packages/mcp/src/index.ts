@@ -20,3 +20,4 @@ export { createMcpHttpApp, type McpHttpApp, type McpHttpOptions } from './server
 export { startMcpHttp, type RunningMcpHttp, type StartMcpHttpOptions } from './server/http/start-http.js';
 export type { Authenticate } from './server/http/authenticate.js';
 export type { HealthProbe, HealthReport } from './server/http/health.js';
+export { mcpHealthCheck, type McpHealth } from './health-check.js';

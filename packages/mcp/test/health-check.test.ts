@@ -1,0 +1,47 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { createToolPolicies, defaultDeps, executeAction, type ActEnv } from 'reins';
+import { mcpHealthCheck } from '@reins/mcp';
+import { bridges, tool } from './helpers.js';
+
+const open = bridges();
+afterAll(() => open.closeAll());
+
+describe('mcpHealthCheck: the MCP health table', () => {
+  it('probes the server and lists each tool with its breaker; an open breaker makes it down', async () => {
+    const bridge = await open.connect({ name: 'faulty' });
+    const policies = createToolPolicies({ overrides: { fail: { retries: 0, breaker: { failures: 1 } } } });
+    const check = mcpHealthCheck(bridge, policies);
+    const healthy = await check();
+    expect(healthy).toMatchObject({ status: 'up', server: 'faulty', state: 'up', tools: { fail: 'closed' } });
+    expect(healthy.latencyMs).toBeGreaterThanOrEqual(0);
+
+    const failing = tool(bridge, 'fail');
+    const env: ActEnv = {
+      registry: new Map([[failing.name, failing]]),
+      principal: { id: 'u1' },
+      runId: 'r1',
+      signal: new AbortController().signal,
+      defaultTimeoutMs: 5_000,
+      deps: defaultDeps,
+      policies,
+    };
+    const observation = await executeAction(
+      { actId: 'a1', tool: 'fail', input: { kind: 'unavailable' } },
+      env,
+    );
+    expect(observation.status).not.toBe('ok');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    const after = await check();
+    expect(observation.error?.code).toBe('SERVICE_UNAVAILABLE');
+    expect(after).toMatchObject({ status: 'down', state: 'up', tools: { fail: 'open' } });
+    expect(after.detail).toContain('breaker not closed: fail');
+  });
+
+  it('a server that is gone is down, with the reason', async () => {
+    const bridge = await open.connect({ name: 'gone' });
+    await bridge.close();
+    const report = await mcpHealthCheck(bridge)();
+    expect(report.status).toBe('down');
+    expect(report.detail).toMatch(/^server (down|connecting)/);
+  });
+});
