@@ -29,8 +29,6 @@ const EXCLUDED = {
       'the client bridge registers no elicitation handler: imported tools are called by a model, with no user to ask',
     'sep-2322-client-request-state':
       'the client bridge does not fulfil input_required results (no sampling/elicitation/roots handlers), same reason',
-    'http-custom-headers':
-      'SEP-2243 Mcp-Param-* headers were not sent for x-mcp-header parameters via connectMcp; not yet investigated',
   },
 };
 const isOAuthOnly = (name) => name.startsWith('auth/');

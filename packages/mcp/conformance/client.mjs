@@ -48,15 +48,23 @@ const ctx = {
   actId: 'act',
   signal: controller.signal,
 };
+// Some scenarios name the calls to make (`toolCalls` in MCP_CONFORMANCE_CONTEXT, e.g. the
+// SEP-2243 header values of `http-custom-headers`); other tools get inputs from their schema.
+/** @type {Map<string, unknown[]>} */
+const scripted = new Map();
+for (const call of JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}').toolCalls ?? []) {
+  scripted.set(call.name, [...(scripted.get(call.name) ?? []), call.arguments ?? {}]);
+}
 for (const tool of bridge.tools()) {
   const spec = /** @type {any} */ (toolSpec(tool));
-  const input = sampleObject(spec.inputSchema);
-  const parsed = tool.input.safeParse(input);
-  try {
-    const output = await tool.run(parsed.success ? parsed.data : input, ctx);
-    console.error(`${tool.name}: ok ${JSON.stringify(output).slice(0, 200)}`);
-  } catch (thrown) {
-    console.error(`${tool.name}: ${/** @type {any} */ (thrown).code ?? 'error'} ${String(thrown)}`);
+  for (const input of scripted.get(tool.name) ?? [sampleObject(spec.inputSchema)]) {
+    const parsed = tool.input.safeParse(input);
+    try {
+      const output = await tool.run(parsed.success ? parsed.data : input, ctx);
+      console.error(`${tool.name}: ok ${JSON.stringify(output).slice(0, 200)}`);
+    } catch (thrown) {
+      console.error(`${tool.name}: ${/** @type {any} */ (thrown).code ?? 'error'} ${String(thrown)}`);
+    }
   }
 }
 for (const skipped of bridge.skippedTools()) console.error(`skipped ${skipped.name}: ${skipped.reason}`);

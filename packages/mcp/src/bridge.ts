@@ -4,7 +4,7 @@ import { ToolError, type AnyTool, type ToolContext } from 'reins';
 import { resultOutput, resultText } from './call-result.js';
 import { ToolCatalog, type PendingApproval, type SkippedTool } from './catalog.js';
 import type { ToolEntry } from './import-tool.js';
-import { LiveConnection } from './live-connection.js';
+import { LiveConnection, responseStreamWatch } from './live-connection.js';
 import {
   errorFromResult,
   errorFromThrown,
@@ -157,6 +157,8 @@ export class McpBridge {
     const site = { server: this.#o.name, tool: entry.mcpName };
     const stop = new AbortController();
     let cause: StopCause | undefined;
+    let streamBroken = false;
+    let settled = false;
     const onAbort = (): void => {
       cause ??= 'cancelled';
       stop.abort(new Error('cancelled by the caller'));
@@ -170,28 +172,46 @@ export class McpBridge {
     }, remaining);
     let live: LiveConnection | undefined;
     try {
-      live = await this.#ready(stop.signal);
+      const connection = await this.#ready(stop.signal);
+      live = connection;
       this.#catalog.assertCallable(entry); // the reconnect may have brought a new listing
-      const result = (await live.client.callTool(
-        { name: entry.mcpName, arguments: input as Record<string, unknown> },
-        {
-          signal: stop.signal,
-          timeout: Math.min(this.#o.callTimeoutMs, remaining),
-          maxTotalTimeout: remaining,
-          resetTimeoutOnProgress: true,
-          onprogress: ({ progress, total, message }) =>
-            ctx.progress?.({
-              progress,
-              ...(total === undefined ? {} : { total }),
-              ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
-            }),
-        },
+      const onBroken = (): void => {
+        // A macrotask later, so that a response read just before the break still wins.
+        this.#o.deps.setTimer(() => {
+          if (settled || cause !== undefined || stop.signal.aborted) return;
+          streamBroken = true;
+          stop.abort(new Error('the response stream broke'));
+        }, 0);
+      };
+      const result = (await responseStreamWatch.run(onBroken, () =>
+        connection.client.callTool(
+          { name: entry.mcpName, arguments: input as Record<string, unknown> },
+          {
+            signal: stop.signal,
+            // The approved definition, not the SDK's cache (we list with `cacheMode: 'bypass'`,
+            // which leaves it empty): on 2026-07-28 HTTP the SDK mirrors `x-mcp-header`
+            // arguments into `Mcp-Param-*` headers (SEP-2243) only when it knows the tool's
+            // input schema. No output schema: the SDK would report invalid structured content
+            // as -32602 (INVALID_PARAMETER); the imported tool's own output check does that.
+            toolDefinition: entry.headerSource,
+            timeout: Math.min(this.#o.callTimeoutMs, remaining),
+            maxTotalTimeout: remaining,
+            resetTimeoutOnProgress: true,
+            onprogress: ({ progress, total, message }) =>
+              ctx.progress?.({
+                progress,
+                ...(total === undefined ? {} : { total }),
+                ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
+              }),
+          },
+        ),
       )) as CallToolResult;
       this.#lossBackoff = undefined; // the server works: the next loss starts the backoff afresh
       if (result.isError === true) throw errorFromResult(resultText(result), result.structuredContent, site);
       return resultOutput(result);
     } catch (thrown) {
       if (thrown instanceof ToolError && cause === undefined) throw thrown;
+      if (streamBroken && cause === undefined) throw serverGone(site, 'the response stream broke mid-call');
       const error = errorFromThrown(thrown, site, cause);
       if (live !== undefined && cause === undefined && isTransportFailure(thrown)) {
         const why = live.lost ? this.#lastError : describe(thrown);
@@ -200,6 +220,7 @@ export class McpBridge {
       }
       throw error;
     } finally {
+      settled = true;
       this.#o.deps.clearTimer(timer);
       ctx.signal.removeEventListener('abort', onAbort);
     }

@@ -10,6 +10,8 @@ export interface ToolEntry {
   readonly reinsName: string;
   readonly fingerprint: string;
   readonly readOnly: boolean;
+  /** The approved definition's name and input schema (SEP-2243 `Mcp-Param-*` headers come from it). */
+  readonly headerSource: Pick<McpTool, 'name' | 'inputSchema'>;
 }
 
 export type CallTool = (entry: ToolEntry, input: unknown, ctx: ToolContext) => Promise<unknown>;
@@ -62,6 +64,7 @@ export function importTool(
     reinsName: name,
     fingerprint,
     readOnly: definition.annotations?.readOnlyHint === true,
+    headerSource: { name: definition.name, inputSchema: definition.inputSchema },
   };
   const description =
     untrustedText(definition.description ?? definition.title ?? '', options.maxDescriptionLength) ||

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   Client,
   SdkError,
@@ -11,6 +12,43 @@ import { ChildProcessTransport, MalformedMessageError } from './child-transport.
 import type { ProtocolChoice, ResolvedOptions } from './options.js';
 
 const CLIENT_INFO = { name: 'reins-mcp', version: '0.1.0' };
+
+/**
+ * HTTP: who to tell when the SSE response stream of a request breaks (socket destroyed,
+ * connection reset) before it has ended. The SDK reports that only through `onerror`, naming
+ * no request, and leaves the request pending until its timeout; a call made inside
+ * `responseStreamWatch.run(onBroken, …)` learns of it at once. A stream that ends normally
+ * is not reported (the SDK resumes streams that carry event ids).
+ */
+export const responseStreamWatch = new AsyncLocalStorage<(error: unknown) => void>();
+
+/** `fetch` whose SSE response bodies report a broken stream to the caller in `responseStreamWatch`. */
+const watchedFetch: typeof fetch = async (input, init) => {
+  const onBroken = responseStreamWatch.getStore();
+  const response = await fetch(input, init);
+  const body = response.body;
+  const type = response.headers.get('content-type') ?? '';
+  if (onBroken === undefined || body === null || !type.startsWith('text/event-stream')) return response;
+  const reader = body.getReader();
+  const watched = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      try {
+        const { done, value } = await reader.read();
+        if (done) controller.close();
+        else controller.enqueue(value);
+      } catch (error) {
+        if (init?.signal?.aborted !== true) onBroken(error);
+        controller.error(error);
+      }
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  return new Response(watched, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+};
 
 export interface ConnectionEvents {
   /** The tool list changed (`notifications/tools/list_changed`, already re-listed). */
@@ -168,6 +206,7 @@ export class LiveConnection {
       );
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {
+      fetch: watchedFetch,
       requestInit: { headers: { ...t.headers } },
     });
   }
