@@ -1,0 +1,14 @@
+export {
+  kitchenAgent,
+  KITCHEN_INSTRUCTIONS,
+  type KitchenAgentOptions,
+  type KitchenAgentDefinition,
+} from './agent.js';
+export { kitchenTools } from './kitchen-tools.js';
+export {
+  nutritionTool,
+  nutritionOutput,
+  type NutritionLookup,
+  type NutritionEntry,
+  type NutritionPer100g,
+} from './nutrition-tool.js';
