@@ -12,3 +12,4 @@ export {
   type NutritionEntry,
   type NutritionPer100g,
 } from './nutrition-tool.js';
+export { mcpNutritionLookup, type NutritionToolSource } from './mcp-nutrition.js';

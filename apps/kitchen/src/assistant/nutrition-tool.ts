@@ -1,4 +1,4 @@
-import { defineTool, ToolError } from 'reins';
+import { defineTool, ToolError, type ToolContext } from 'reins';
 import { z } from 'zod';
 
 /** Nutrients per 100 g as the nutrition server gives them (`get_food`'s `per100g`). */
@@ -23,10 +23,11 @@ export interface NutritionEntry {
 
 /**
  * Looks a food up in the nutrition data service: the entry, or `null` when the table has no
- * such food. Throws when the service cannot answer (down, timed out). The real one is the
- * nutrition MCP server's `get_food` through `@reins/mcp`; tests pass a fake.
+ * such food. Throws when the service cannot answer (down, timed out). Gets the calling tool's
+ * context (its `signal` must be honoured). The real one is the nutrition MCP server's
+ * `get_food` through `@reins/mcp` (`mcpNutritionLookup`); tests pass a fake.
  */
-export type NutritionLookup = (food: string, signal: AbortSignal) => Promise<NutritionEntry | null>;
+export type NutritionLookup = (food: string, ctx: ToolContext) => Promise<NutritionEntry | null>;
 
 const num = z.number().nullable();
 const entrySchema = z.object({
@@ -81,7 +82,7 @@ export function nutritionTool(lookup: NutritionLookup) {
     run: async ({ food }, ctx) => {
       let entry: NutritionEntry | null;
       try {
-        entry = await lookup(food, ctx.signal);
+        entry = await lookup(food, ctx);
       } catch (thrown) {
         if (thrown instanceof ToolError) throw thrown;
         throw new ToolError('SERVICE_UNAVAILABLE', 'the nutrition data service is unavailable');
