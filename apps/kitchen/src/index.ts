@@ -29,3 +29,16 @@ export { seedDemo } from './seed/seed.js';
 export { DEMO_USERS, DEMO_HOUSEHOLDS, type DemoUser } from './seed/demo-data.js';
 export { readConfig, type KitchenConfig } from './config.js';
 export { startKitchen, type RunningKitchen } from './cli/serve.js';
+export {
+  kitchenAgent,
+  kitchenTools,
+  nutritionTool,
+  mcpNutritionLookup,
+  KITCHEN_INSTRUCTIONS,
+  type NutritionToolSource,
+  type KitchenAgentOptions,
+  type KitchenAgentDefinition,
+  type NutritionLookup,
+  type NutritionEntry,
+  type NutritionPer100g,
+} from './assistant/index.js';

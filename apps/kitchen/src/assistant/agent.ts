@@ -1,0 +1,50 @@
+import type { AnyTool, Model, RunLimits } from 'reins';
+import { kitchenReads } from '../services/assistant-reads.js';
+import type { KitchenServices } from '../services/kitchen-services.js';
+import { kitchenTools } from './kitchen-tools.js';
+import { nutritionTool, type NutritionLookup } from './nutrition-tool.js';
+
+export const KITCHEN_INSTRUCTIONS = [
+  '你是“小家厨房”的家庭菜单助手。只根据工具返回的数据回答：冰箱食材、家里的菜谱、菜单安排、过敏与饮食偏好、营养数据。',
+  '工具没有返回的数据就说“没有这方面的数据”，不要编造食材、菜谱或营养数值。推荐菜品前先查看过敏与偏好。',
+  '营养数值只能来自 nutrition_lookup，并注明来源；查不到就说明查不到。用用户的语言回答。',
+  'You are the Xiaojia Kitchen family-menu assistant. Answer only from what the tools returned: fridge items, ' +
+    "the household's recipes, its meal plan, allergies and preferences, nutrition data.",
+  'When the tools have no data for something, say the data is missing; never invent items, recipes or numbers. ' +
+    'Check allergies and preferences before suggesting a dish. Nutrition numbers come only from nutrition_lookup.',
+  'The household is always the signed-in user’s own; tools take no household id.',
+].join('\n');
+
+export interface KitchenAgentOptions {
+  readonly model: Model;
+  /** The nutrition data service (the nutrition MCP server through `@reins/mcp`); a fake in tests. */
+  readonly nutrition: NutritionLookup;
+  /** Overrides of the run limits; `maxSteps` stays at most 4. */
+  readonly limits?: Partial<RunLimits>;
+}
+
+/** The assistant as `@reins/server` takes it (`AgentDefinition`): model, tools, limits, role. */
+export interface KitchenAgentDefinition {
+  readonly model: Model;
+  readonly tools: readonly AnyTool[];
+  readonly limits: Partial<RunLimits>;
+  readonly instructions: string;
+}
+
+/**
+ * The kitchen assistant: five read-only tools over `kitchenReads(services)`, at most 4 model
+ * steps (the last one offers no tools). The tools read the household from each run's
+ * `ctx.principal`, so one definition serves every user: `agents: { kitchen: kitchenAgent(…) }`.
+ */
+export function kitchenAgent(
+  services: KitchenServices,
+  options: KitchenAgentOptions,
+): KitchenAgentDefinition {
+  const maxSteps = Math.min(options.limits?.maxSteps ?? 4, 4);
+  return {
+    model: options.model,
+    tools: [...kitchenTools(kitchenReads(services)), nutritionTool(options.nutrition)],
+    limits: { ...options.limits, maxSteps },
+    instructions: KITCHEN_INSTRUCTIONS,
+  };
+}
