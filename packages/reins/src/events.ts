@@ -75,7 +75,21 @@ export interface ObserveStep extends StepBase {
  * Something arriving while a step runs: a streaming model's text delta, or a tool's progress
  * report. Live-only: the run record keeps reason / act / observe, not these.
  */
-export type ProgressStep = ModelProgressStep | ToolProgressStep;
+export type ProgressStep = ModelProgressStep | ToolProgressStep | ToolSpanStep;
+
+/**
+ * One named part of a tool call that does more than one thing (`ctx.span(name, work)`), with
+ * its own start, end and outcome: a child of the tool call in traces. Live-only, like progress.
+ */
+export interface ToolSpanStep extends StepBase {
+  readonly phase: 'progress';
+  readonly source: 'tool_span';
+  readonly actId: string;
+  readonly tool: string;
+  /** Sanitized (PII masked) and capped. */
+  readonly name: string;
+  readonly ok: boolean;
+}
 
 export interface ModelProgressStep extends StepBase {
   readonly phase: 'progress';

@@ -71,6 +71,7 @@ export type {
   ProgressStep,
   ModelProgressStep,
   ToolProgressStep,
+  ToolSpanStep,
   MessageEvent,
   ApprovalEvent,
   ErrorEvent,

@@ -23,6 +23,12 @@ export interface ToolContext {
    * context built outside the loop may not have it.
    */
   progress?(update: ToolProgress): void;
+  /**
+   * Runs one named part of a call that does more than one thing (e.g. "fetch", "parse") and
+   * records its start, end and outcome as a live step event: a sub-span of the tool call in
+   * traces. Returns what `work` returns; a throw passes through. Optional, like `progress`.
+   */
+  span?<T>(name: string, work: () => T | Promise<T>): Promise<T>;
 }
 
 /** A progress report: `progress` of `total` (when known), with an optional short message. */

@@ -84,3 +84,29 @@ describe("tools' progress reports as progress events", () => {
     expect((await run.result).steps.map((s) => s.phase)).toEqual(['reason', 'act', 'observe', 'reason']);
   });
 });
+
+describe('tool spans (ctx.span) as progress events', () => {
+  it('each named part of a call is a live event with its own times and outcome; the record keeps reason/act/observe', async () => {
+    const multi = defineTool({
+      name: 'multi',
+      description: 'two parts',
+      input: z.object({}),
+      output: z.object({ n: z.number() }),
+      readOnly: true,
+      run: async (_input, ctx) => {
+        const n = (await ctx.span?.('first part 13812345678', () => 2)) ?? 0;
+        await ctx.span?.('second', async () => Promise.reject(new Error('x'))).catch(() => undefined);
+        return { n };
+      },
+    });
+    const run = runAgent({ query: 'q', model: scriptModel([act('multi', {}), final('ok')]), tools: [multi] });
+    const events = await collect(run);
+    const spans = events.filter((e) => e.type === 'step' && e.phase === 'progress');
+    expect(spans).toMatchObject([
+      { source: 'tool_span', tool: 'multi', ok: true, index: 1 },
+      { source: 'tool_span', tool: 'multi', name: 'second', ok: false },
+    ]);
+    expect((spans[0] as { name: string }).name).not.toContain('13812345678');
+    expect((await run.result).steps.map((s) => s.phase)).toEqual(['reason', 'act', 'observe', 'reason']);
+  });
+});

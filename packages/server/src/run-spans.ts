@@ -83,7 +83,26 @@ export class RunSpans {
   }
 
   #onStep(event: Extract<RunEvent, { type: 'step' }>): void {
-    if (event.phase === 'progress') return;
+    if (event.phase === 'progress') {
+      // A named part of a tool call (`ctx.span`): a child of that call's span, at its own times.
+      if (event.source !== 'tool_span') return;
+      const span = this.#tracer.startSpan(
+        `reins.tool_call.${event.name}`,
+        {
+          startTime: event.startedAt,
+          attributes: {
+            'reins.run_id': event.runId,
+            'reins.act_id': event.actId,
+            'reins.tool': event.tool,
+            'reins.span': event.name,
+          },
+        },
+        this.#parent(this.#tools.get(event.actId) ?? this.#step),
+      );
+      if (!event.ok) span.setStatus({ code: SpanStatusCode.ERROR });
+      span.end(event.endedAt);
+      return;
+    }
     if (event.index !== this.#stepIndex) {
       this.#endStep(this.#lastEnd);
       this.#stepIndex = event.index;

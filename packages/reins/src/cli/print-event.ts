@@ -33,6 +33,9 @@ export function formatEvent(event: RunEvent): string | undefined {
         }
         case 'progress':
           if (event.source === 'model') return undefined; // streamed text: the reason line follows
+          if (event.source === 'tool_span') {
+            return `[${event.index}] …       ${event.tool} › ${clip(event.name)} ${event.ok ? 'ok' : 'failed'} (${ms(event.durationMs)})`;
+          }
           return `[${event.index}] …       ${event.tool} ${event.progress}${event.total === undefined ? '' : `/${event.total}`}${event.message === undefined ? '' : ` ${clip(event.message)}`}`;
       }
       return undefined;

@@ -47,6 +47,8 @@ export { needsApproval };
 
 export interface ToolProgressSink {
   toolProgress(actId: string, tool: string, update: ToolProgress): void;
+  /** Optional: a sink that does not record tool spans drops them. */
+  toolSpan?(actId: string, tool: string, name: string, startedAt: number, endedAt: number, ok: boolean): void;
 }
 
 export interface ActRequest {

@@ -92,6 +92,7 @@ class ActContext implements ToolContext {
   readonly #stop: ActStop;
   readonly #tool: string;
   readonly #sink: ToolProgressSink | undefined;
+  readonly #now: () => number;
 
   constructor(
     env: ActEnv,
@@ -104,7 +105,22 @@ class ActContext implements ToolContext {
     this.#stop = stop;
     this.#tool = tool;
     this.#sink = env.progress;
+    this.#now = env.deps.now;
     Object.defineProperty(this, 'signal', ACT_SIGNAL);
+  }
+
+  async span<T>(name: string, work: () => T | Promise<T>): Promise<T> {
+    const startedAt = this.#now();
+    let ok = false;
+    try {
+      const value = await work();
+      ok = true;
+      return value;
+    } finally {
+      if (!this.#stop.ended && this.#stop.stopped === undefined) {
+        this.#sink?.toolSpan?.(this.actId, this.#tool, String(name), startedAt, this.#now(), ok);
+      }
+    }
   }
 
   progress(update: ToolProgress): void {

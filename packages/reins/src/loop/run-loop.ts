@@ -370,6 +370,27 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     );
   }
 
+  /** A named part of a tool call, as a live `progress` event (`source: "tool_span"`) of its step. */
+  toolSpan(actId: string, tool: string, name: string, startedAt: number, endedAt: number, ok: boolean): void {
+    if (this.#ctx.log.closed) return;
+    this.#ctx.log.append(
+      {
+        type: 'step',
+        phase: 'progress',
+        index: this.#completed + 1,
+        source: 'tool_span',
+        actId,
+        tool,
+        name: maskPiiText(name.slice(0, PROGRESS_MESSAGE_CHARS)),
+        ok,
+        startedAt,
+        endedAt,
+        durationMs: endedAt - startedAt,
+      },
+      endedAt,
+    );
+  }
+
   /** A streaming model's text delta, as a live `progress` event of the step it belongs to. */
   modelDelta(step: number, text: string): void {
     if (step !== this.#modelStep || this.#ctx.log.closed || typeof text !== 'string' || text === '') return;
