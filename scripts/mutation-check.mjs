@@ -1,8 +1,7 @@
 // Proves the limit tests can fail: removes each limit from the source in turn, runs the
 // core test suite, and expects a failure. Restores the file afterwards — also on Ctrl-C or
 // a kill by CI's timeout. Usage: node scripts/mutation-check.mjs   (about a minute)
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { runMutants } from './mutation-runner.mjs';
 
 const src = 'packages/reins/src/';
 const loop = `${src}loop/`;
@@ -202,45 +201,4 @@ const MUTANTS = [
   ],
 ];
 
-// Preflight: every pattern must be in its file before anything is touched.
-for (const [name, file, from] of MUTANTS) {
-  if (!readFileSync(file, 'utf8').includes(from))
-    throw new Error(`mutant "${name}": pattern not found in ${file}`);
-}
-
-let current; // [file, original] while a mutant is applied
-const restore = () => {
-  if (current !== undefined) writeFileSync(current[0], current[1]);
-  current = undefined;
-};
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    restore();
-    process.exit(130);
-  });
-}
-
-// The mutants run without CI=true so they do not overwrite the main leg's test report.
-const env = { ...process.env, CI: '' };
-let survived = 0;
-for (const [name, file, from, to] of MUTANTS) {
-  const original = readFileSync(file, 'utf8');
-  if (!original.includes(from)) throw new Error(`mutant "${name}": pattern not found in ${file}`);
-  current = [file, original];
-  writeFileSync(file, original.replace(from, to));
-  let failed = false;
-  try {
-    execFileSync('npx', ['vitest', 'run', 'packages/reins/test', '--reporter=dot', '--bail=1'], {
-      stdio: 'pipe',
-      env,
-    });
-  } catch {
-    failed = true;
-  } finally {
-    restore();
-  }
-  console.log(`${failed ? 'killed  ' : 'SURVIVED'}  ${name}`);
-  if (!failed) survived++;
-}
-console.log(survived === 0 ? `all ${MUTANTS.length} mutants were killed` : `${survived} mutant(s) survived`);
-process.exitCode = survived === 0 ? 0 : 1;
+runMutants(MUTANTS, ['packages/reins/test']);

@@ -2,8 +2,7 @@
 // owner checks, strict input, token hashing, expiry, row lock) in turn, runs the tests that
 // should notice, and expects a failure. Restores the file afterwards — also on Ctrl-C.
 // Usage (from the repo root): node apps/kitchen/scripts/mutation-check.mjs   (a few minutes)
-import { execFileSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { runMutants } from '../../../scripts/mutation-runner.mjs';
 
 const src = 'apps/kitchen/src/';
 const test = 'apps/kitchen/test/';
@@ -81,39 +80,4 @@ const MUTANTS = [
   ],
 ];
 
-for (const [name, file, from] of MUTANTS) {
-  if (!readFileSync(file, 'utf8').includes(from))
-    throw new Error(`mutant "${name}": pattern not found in ${file}`);
-}
-
-let current; // [file, original] while a mutant is applied
-const restore = () => {
-  if (current !== undefined) writeFileSync(current[0], current[1]);
-  current = undefined;
-};
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) {
-  process.on(signal, () => {
-    restore();
-    process.exit(130);
-  });
-}
-
-const env = { ...process.env, CI: '' };
-let survived = 0;
-for (const [name, file, from, to, tests] of MUTANTS) {
-  const original = readFileSync(file, 'utf8');
-  current = [file, original];
-  writeFileSync(file, original.replace(from, to));
-  let failed = false;
-  try {
-    execFileSync('npx', ['vitest', 'run', ...tests, '--reporter=dot', '--bail=1'], { stdio: 'pipe', env });
-  } catch {
-    failed = true;
-  } finally {
-    restore();
-  }
-  console.log(`${failed ? 'killed  ' : 'SURVIVED'}  ${name}`);
-  if (!failed) survived++;
-}
-console.log(survived === 0 ? `all ${MUTANTS.length} mutants were killed` : `${survived} mutant(s) survived`);
-process.exitCode = survived === 0 ? 0 : 1;
+runMutants(MUTANTS, []);

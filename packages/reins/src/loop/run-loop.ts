@@ -1,12 +1,6 @@
-import {
-  decisionFromToolCalls,
-  parseDecision,
-  type DecisionParse,
-  type ParseVia,
-} from '../decision/index.js';
-import type { ErrorCode } from '../errors.js';
+import { decisionFromToolCalls, parseDecision } from '../decision/index.js';
 import { describeThrown } from '../errors.js';
-import type { ReasonStep, RunStatus, StopReason } from '../events.js';
+import type { RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import type { Model, ToolSpec } from '../model.js';
 import type { Degraded, Observation } from '../observation.js';
@@ -16,20 +10,14 @@ import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
 import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
-import {
-  actOn,
-  needsApproval,
-  type ActEnv,
-  type ApprovalGate,
-  type ToolProgressSink,
-} from './execute-action.js';
-import type { AnyTool } from '../tool.js';
+import { actOn, type ActEnv, type ApprovalGate, type ToolProgressSink } from './execute-action.js';
 import { inputHash, type ApprovalOutcome, type Approvals } from './approvals.js';
 import type { ToolProgress } from '../tool.js';
-import { maskPiiText } from '../sanitize/mask-pii.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
 import { stopNotice } from './stop-notice.js';
+import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
+import { parseSummary, refusal, runsAlone } from './step-rules.js';
 
 export interface LoopContext {
   readonly agent: string;
@@ -346,68 +334,24 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
 
   /** A tool's progress report, as a live `progress` event of the step whose call it is. */
   toolProgress(actId: string, tool: string, update: ToolProgress): void {
-    const step = this.#completed + 1;
-    const { progress, total, message } = update ?? {};
-    if (this.#ctx.log.closed || typeof progress !== 'number' || !Number.isFinite(progress)) return;
+    if (this.#ctx.log.closed) return;
     const at = this.#ctx.deps.now();
-    this.#ctx.log.append(
-      {
-        type: 'step',
-        phase: 'progress',
-        index: step,
-        source: 'tool',
-        actId,
-        tool,
-        progress,
-        total: typeof total === 'number' && Number.isFinite(total) ? total : undefined,
-        message:
-          typeof message === 'string' ? maskPiiText(message.slice(0, PROGRESS_MESSAGE_CHARS)) : undefined,
-        startedAt: at,
-        endedAt: at,
-        durationMs: 0,
-      },
-      at,
-    );
+    const draft = toolProgressDraft(this.#completed + 1, actId, tool, update, at);
+    if (draft !== undefined) this.#ctx.log.append(draft, at);
   }
 
   /** A named part of a tool call, as a live `progress` event (`source: "tool_span"`) of its step. */
   toolSpan(actId: string, tool: string, name: string, startedAt: number, endedAt: number, ok: boolean): void {
     if (this.#ctx.log.closed) return;
-    this.#ctx.log.append(
-      {
-        type: 'step',
-        phase: 'progress',
-        index: this.#completed + 1,
-        source: 'tool_span',
-        actId,
-        tool,
-        name: maskPiiText(name.slice(0, PROGRESS_MESSAGE_CHARS)),
-        ok,
-        startedAt,
-        endedAt,
-        durationMs: endedAt - startedAt,
-      },
-      endedAt,
-    );
+    const draft = toolSpanDraft(this.#completed + 1, actId, tool, name, startedAt, endedAt, ok);
+    this.#ctx.log.append(draft, endedAt);
   }
 
   /** A streaming model's text delta, as a live `progress` event of the step it belongs to. */
   modelDelta(step: number, text: string): void {
     if (step !== this.#modelStep || this.#ctx.log.closed || typeof text !== 'string' || text === '') return;
     const at = this.#ctx.deps.now();
-    this.#ctx.log.append(
-      {
-        type: 'step',
-        phase: 'progress',
-        index: step,
-        source: 'model',
-        text,
-        startedAt: at,
-        endedAt: at,
-        durationMs: 0,
-      },
-      at,
-    );
+    this.#ctx.log.append(modelDeltaDraft(step, text, at), at);
   }
 
   #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>): void {
@@ -450,44 +394,4 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
       durationMs: this.#ctx.deps.now() - this.#started,
     });
   }
-}
-
-/**
- * Whether a call must wait for the calls before it and run alone: it may change something, or
- * it may pause the run for approval — itself or through its fallback.
- */
-function runsAlone(registry: ReadonlyMap<string, AnyTool>, name: string): boolean {
-  const tool = registry.get(name);
-  if (tool === undefined) return false;
-  if (!tool.readOnly || needsApproval(tool)) return true;
-  const backup = tool.fallback === undefined ? undefined : registry.get(tool.fallback.tool);
-  return backup !== undefined && (!backup.readOnly || needsApproval(backup));
-}
-
-/** Characters of a tool's progress message kept (it is untrusted text from the tool). */
-const PROGRESS_MESSAGE_CHARS = 200;
-
-/** An observation for a call the runtime refused before any tool ran. */
-function refusal(actId: string, tool: string, code: ErrorCode, message: string): Observation {
-  const layer = code === 'INVALID_PARAMETER' ? 'input' : 'guard';
-  return {
-    actId,
-    tool,
-    status: 'rejected',
-    error: { code, message, layer },
-    source: 'runtime',
-    durationMs: 0,
-  };
-}
-
-// Shared, frozen: a parsed step's summary is one of four values.
-const PARSED: Readonly<Record<ParseVia, ReasonStep['parse']>> = {
-  clean: Object.freeze({ ok: true, via: 'clean' }),
-  extracted: Object.freeze({ ok: true, via: 'extracted' }),
-  repaired: Object.freeze({ ok: true, via: 'repaired' }),
-  native: Object.freeze({ ok: true, via: 'native' }),
-};
-
-function parseSummary(parse: DecisionParse): ReasonStep['parse'] {
-  return parse.ok ? PARSED[parse.via] : { ok: false, failure: parse.failure, message: parse.message };
 }

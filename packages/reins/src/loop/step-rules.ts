@@ -1,0 +1,45 @@
+import type { DecisionParse, ParseVia } from '../decision/index.js';
+import type { ErrorCode } from '../errors.js';
+import type { ReasonStep } from '../events.js';
+import type { Observation } from '../observation.js';
+import { needsApproval, type AnyTool } from '../tool.js';
+
+// The small rules of one step that need no loop state: which calls run alone, what a
+// refused call observes, how a parse is summarized in the reason event.
+
+/**
+ * Whether a call must wait for the calls before it and run alone: it may change something, or
+ * it may pause the run for approval — itself or through its fallback.
+ */
+export function runsAlone(registry: ReadonlyMap<string, AnyTool>, name: string): boolean {
+  const tool = registry.get(name);
+  if (tool === undefined) return false;
+  if (!tool.readOnly || needsApproval(tool)) return true;
+  const backup = tool.fallback === undefined ? undefined : registry.get(tool.fallback.tool);
+  return backup !== undefined && (!backup.readOnly || needsApproval(backup));
+}
+
+/** An observation for a call the runtime refused before any tool ran. */
+export function refusal(actId: string, tool: string, code: ErrorCode, message: string): Observation {
+  const layer = code === 'INVALID_PARAMETER' ? 'input' : 'guard';
+  return {
+    actId,
+    tool,
+    status: 'rejected',
+    error: { code, message, layer },
+    source: 'runtime',
+    durationMs: 0,
+  };
+}
+
+// Shared, frozen: a parsed step's summary is one of four values.
+const PARSED: Readonly<Record<ParseVia, ReasonStep['parse']>> = {
+  clean: Object.freeze({ ok: true, via: 'clean' }),
+  extracted: Object.freeze({ ok: true, via: 'extracted' }),
+  repaired: Object.freeze({ ok: true, via: 'repaired' }),
+  native: Object.freeze({ ok: true, via: 'native' }),
+};
+
+export function parseSummary(parse: DecisionParse): ReasonStep['parse'] {
+  return parse.ok ? PARSED[parse.via] : { ok: false, failure: parse.failure, message: parse.message };
+}
