@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { defineTool, type RunEvent, type ToolContext } from 'reins';
+import {
+  createToolPolicies,
+  defaultDeps,
+  defineTool,
+  type ActEnv,
+  type AnyTool,
+  type RunEvent,
+  type ToolContext,
+  type ToolPolicies,
+} from 'reins';
 
 /** A tool that adds two numbers and remembers every call (input and context). */
 export function countingAdd() {
@@ -66,4 +75,21 @@ export function blankTool(name: string, options: { timeoutMs?: number; run?: () 
     ...(options.timeoutMs === undefined ? {} : { timeoutMs: options.timeoutMs }),
     run: (options.run ?? (() => ({}))) as () => Record<string, never>,
   });
+}
+
+/** An act environment as a run would give one, for calling `executeAction` directly. */
+export function actEnv(
+  tools: AnyTool[],
+  policies: ToolPolicies = createToolPolicies(),
+  signal: AbortSignal = new AbortController().signal,
+): ActEnv {
+  return {
+    registry: new Map(tools.map((t) => [t.name, t])),
+    principal: { id: 'u1' },
+    runId: 'run-1',
+    signal,
+    defaultTimeoutMs: 1_000,
+    deps: defaultDeps,
+    policies,
+  };
 }

@@ -3,7 +3,6 @@ import { z } from 'zod';
 import {
   ToolError,
   createToolPolicies,
-  defaultDeps,
   defineTool,
   executeAction,
   runAgent,
@@ -12,11 +11,10 @@ import {
   type BreakerState,
   type ErrorCode,
   type ToolCallReport,
-  type ToolPolicies,
   type ToolPolicy,
 } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { act, final } from './helpers.js';
+import { actEnv, act, final } from './helpers.js';
 
 /** A read-only tool whose next outcomes are scripted: a code fails with it, `ok` answers. */
 function scripted(name: string, policy?: ToolPolicy, extra: Partial<AnyTool> = {}) {
@@ -40,17 +38,7 @@ function scripted(name: string, policy?: ToolPolicy, extra: Partial<AnyTool> = {
   return { tool, outcomes, state };
 }
 
-function envFor(tools: AnyTool[], policies: ToolPolicies, signal = new AbortController().signal): ActEnv {
-  return {
-    registry: new Map(tools.map((t) => [t.name, t])),
-    principal: { id: 'u1' },
-    runId: 'run-1',
-    signal,
-    defaultTimeoutMs: 1_000,
-    deps: defaultDeps,
-    policies,
-  };
-}
+const envFor = actEnv;
 
 let n = 0;
 const call = (env: ActEnv, tool: string, input: Record<string, unknown> = {}) =>

@@ -3,30 +3,17 @@ import { z } from 'zod';
 import {
   ToolError,
   createToolPolicies,
-  defaultDeps,
   defineTool,
   executeAction,
   runAgent,
-  type ActEnv,
-  type AnyTool,
   type ModelRequest,
   type ObserveStep,
 } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { openAiCompatible } from '@reins/models';
-import { act, final } from '../helpers.js';
+import { actEnv, act, final } from '../helpers.js';
 
-function envFor(tools: AnyTool[]): ActEnv {
-  return {
-    registry: new Map(tools.map((t) => [t.name, t])),
-    principal: { id: 'u1' },
-    runId: 'run-1',
-    signal: new AbortController().signal,
-    defaultTimeoutMs: 1_000,
-    deps: defaultDeps,
-    policies: createToolPolicies(),
-  };
-}
+const envFor = actEnv;
 
 const sse = (chunks: unknown[]) => {
   const text = chunks.map((c) => `data: ${typeof c === 'string' ? c : JSON.stringify(c)}\n\n`).join('');

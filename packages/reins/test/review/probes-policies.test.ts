@@ -1,34 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  ToolError,
-  createToolPolicies,
-  defaultDeps,
-  defineTool,
-  executeAction,
-  runAgent,
-  type ActEnv,
-  type AnyTool,
-  type ToolPolicies,
-} from 'reins';
+import { ToolError, createToolPolicies, defineTool, executeAction, runAgent, type ActEnv } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { act, final } from '../helpers.js';
+import { actEnv, act, final } from '../helpers.js';
 
-function envFor(
-  tools: AnyTool[],
-  policies: ToolPolicies,
-  signal: AbortSignal = new AbortController().signal,
-): ActEnv {
-  return {
-    registry: new Map(tools.map((t) => [t.name, t])),
-    principal: { id: 'u1' },
-    runId: 'run-1',
-    signal,
-    defaultTimeoutMs: 1_000,
-    deps: defaultDeps,
-    policies,
-  };
-}
+const envFor = actEnv;
 let n = 0;
 const call = (env: ActEnv, tool: string, input: Record<string, unknown> = {}) =>
   executeAction({ actId: `act-${++n}`, tool, input }, env);
