@@ -23,6 +23,10 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('./packages/models/src/index.ts', import.meta.url)),
       },
       {
+        find: /^@reins\/kitchen$/,
+        replacement: fileURLToPath(new URL('./apps/kitchen/src/index.ts', import.meta.url)),
+      },
+      {
         find: /^@reins\/server$/,
         replacement: fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
       },

@@ -1,5 +1,6 @@
 // The public API of `@reins/kitchen`. Every export is a promise.
 export { createKitchenApp, type KitchenAppDeps } from './http/app.js';
+export { webAssets, isApiPath, WEB_CSP, type WebAssetsOptions } from './http/web-assets.js';
 export { createKitchenServices, type KitchenServices } from './services/kitchen-services.js';
 export type { ServiceDeps } from './services/env.js';
 export {

@@ -11,6 +11,7 @@ import { ServerMetrics } from './metrics.js';
 import { QuotaGuard } from './quota.js';
 import { createRedisClient, redisCounterStore } from './redis-counter-store.js';
 import { RunRegistry } from './run-registry.js';
+import { agentRoutes } from './routes/agents.js';
 import { opsRoutes } from './routes/ops.js';
 import { runRoutes } from './routes/runs.js';
 import type { ReinsServerOptions, ServerDeps } from './server-options.js';
@@ -31,7 +32,7 @@ export interface ReinsServer {
 }
 
 /**
- * Builds the Reins server: `POST /v1/runs` (SSE or JSON), `GET /v1/runs/:id`,
+ * Builds the Reins server: `GET /v1/agents`, `POST /v1/runs` (SSE or JSON), `GET /v1/runs/:id`,
  * `GET /v1/runs/:id/events` (Last-Event-ID), `POST /v1/runs/:id/cancel`,
  * `POST /v1/runs/:id/approve`, `/health`, `/metrics`. Everything run-related is derived
  * from the runs' events.
@@ -151,6 +152,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     c.set('principal', principal);
     await next();
   });
+  app.route('/v1/agents', agentRoutes(state));
   app.route('/v1/runs', runRoutes(state));
   app.route('/', opsRoutes(state, checks, deps.now()));
 

@@ -11,6 +11,8 @@ export type {
   RolloutLike,
 } from './server-options.js';
 export { ApiError, type ApiErrorCode, type ApiErrorBody } from './http-error.js';
+export type { RunOptions } from './run-options.js';
+export type { AgentListing } from './routes/agents.js';
 export { memoryCounterStore, type CounterStore, type WindowCount } from './counter-store.js';
 export { redisCounterStore, createRedisClient, NON_QUEUEING_REDIS_OPTIONS } from './redis-counter-store.js';
 export { QuotaGuard, queryHash, type QuotaOptions, type Admission } from './quota.js';

@@ -16,6 +16,11 @@ export interface AgentDefinition {
   readonly limits?: Partial<RunLimits>;
   /** Prepended to the system prompt. */
   readonly instructions?: string;
+  /**
+   * Other models a caller may pick for a run (`POST /v1/runs {model}` by name; listed by
+   * `GET /v1/agents`). `model` stays the default.
+   */
+  readonly models?: Readonly<Record<string, Model>>;
 }
 
 /** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */

@@ -10,6 +10,7 @@ import { mealPlanRoutes } from './routes/meal-plan-routes.js';
 import { preferenceRoutes } from './routes/preference-routes.js';
 import { recipeRoutes } from './routes/recipe-routes.js';
 import { requireSession, type AuthVariables } from './session-auth.js';
+import { webAssets, type WebAssetsOptions } from './web-assets.js';
 
 export interface KitchenAppDeps {
   readonly services: KitchenServices;
@@ -19,10 +20,15 @@ export interface KitchenAppDeps {
   readonly secureCookie?: boolean;
   /** Unexpected errors (bugs) go here before the 500. Default: console.error. */
   readonly reportError?: (error: unknown) => void;
+  /**
+   * The web UI (`apps/web/dist`) at `/`: its files under a strict CSP, `index.html` for page
+   * paths. Absent: API only.
+   */
+  readonly web?: WebAssetsOptions;
 }
 
 /**
- * The REST API under `/api`, plus `/health`. A hono app: serve it alone or mount it
+ * The REST API under `/api`, plus `/health` (and the web UI at `/` when `web` is given). A hono app: serve it alone or mount it
  * (`parent.route('/', createKitchenApp(deps))`). Every household route reads the principal
  * from the session, never from the request.
  */
@@ -58,5 +64,7 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   app.route('/api/recipes', recipeRoutes(services, guard));
   app.route('/api/meal-plans', mealPlanRoutes(services, guard));
   app.route('/api/preferences', preferenceRoutes(services, guard));
+  // Last, so every API route is tried first; API paths that match nothing still get JSON 404s.
+  if (deps.web !== undefined) app.use('*', webAssets(deps.web));
   return app as unknown as Hono; // the variables are internal; callers only mount or fetch
 }

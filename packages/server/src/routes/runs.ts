@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { runAgent, type Principal } from 'reins';
 import { ApiError, notFound } from '../http-error.js';
+import { applyRunOptions, readRunOptions, type RunOptions } from '../run-options.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
 import { watchRun } from '../run-watcher.js';
 import type { AppEnv, ServerState } from '../server-state.js';
@@ -26,7 +27,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
     }),
     async (c) => {
       const principal = c.get('principal');
-      const { agent, input } = await readRunRequest(c, s.limits.maxInputChars);
+      const { agent, input, options } = await readRunRequest(c, s.limits.maxInputChars);
       if (s.isStopPhrase(input)) return c.json(await stopRuns(s, principal));
       const definition = s.agents.get(agent);
       if (definition === undefined) throw notFound('agent');
@@ -37,13 +38,14 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       if (!admitted.ok) throw refusal(admitted);
 
       const resolved = typeof definition === 'function' ? await definition(principal) : definition;
+      const { model, limits } = applyRunOptions(resolved, options);
       const runId = s.deps.newId();
       const controller = new AbortController();
       const run = runAgent({
         query: input,
-        model: resolved.model,
+        model,
         tools: resolved.tools ?? [],
-        ...(resolved.limits === undefined ? {} : { limits: resolved.limits }),
+        ...(limits === undefined ? {} : { limits }),
         ...(resolved.instructions === undefined ? {} : { instructions: resolved.instructions }),
         agent,
         principal,
@@ -91,17 +93,24 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
   return app;
 }
 
-async function readRunRequest(c: Context, maxInputChars: number): Promise<{ agent: string; input: string }> {
+async function readRunRequest(
+  c: Context,
+  maxInputChars: number,
+): Promise<{ agent: string; input: string; options: RunOptions }> {
   let body: unknown;
   try {
     body = await c.req.json();
   } catch {
-    throw new ApiError(400, 'INVALID_PARAMETER', 'the body must be JSON: {"agent": string, "input": string}');
+    throw new ApiError(
+      400,
+      'INVALID_PARAMETER',
+      'the body must be JSON: {"agent": string, "input": string, "maxSteps"?: number, "model"?: string}',
+    );
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError(400, 'INVALID_PARAMETER', 'the body must be a JSON object');
   }
-  const { agent, input, ...rest } = body as Record<string, unknown>;
+  const { agent, input, maxSteps, model, ...rest } = body as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) throw new ApiError(400, 'INVALID_PARAMETER', `unknown field(s): ${extra.join(', ')}`);
   if (typeof agent !== 'string' || agent === '')
@@ -112,7 +121,7 @@ async function readRunRequest(c: Context, maxInputChars: number): Promise<{ agen
   if (input.length > maxInputChars) {
     throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `input over ${maxInputChars} characters`);
   }
-  return { agent, input };
+  return { agent, input, options: readRunOptions({ maxSteps, model }) };
 }
 
 /** A stop message: cancels the caller's live runs (no model call) and reports where each stopped. */

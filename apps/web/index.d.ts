@@ -1,0 +1,2 @@
+/** The folder of the built pages (`vite build` output), for `createKitchenApp({ web: { root } })`. */
+export declare const webDistDir: string;

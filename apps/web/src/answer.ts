@@ -1,0 +1,50 @@
+import { renderCards } from './cards.js';
+import { h } from './dom.js';
+import { t } from './i18n.js';
+import { renderMarkdown } from './markdown.js';
+import { arr, obj, str, type WireEvent } from './run-events.js';
+
+/**
+ * A `message` event as the user sees it: the text as sanitized Markdown, the labels it
+ * deserves (demo mode, raw/unstructured, degraded) and, for a structured answer, its action
+ * cards. A raw answer is shown as plain preformatted text: it is exactly what the model wrote.
+ */
+export function renderAnswer(message: WireEvent): HTMLElement {
+  const format = str(message['format'], 'structured');
+  const text = str(message['text']);
+  const degraded = arr(message['degraded']);
+  const labels = h(
+    'div',
+    { class: 'labels' },
+    message['demo'] === true &&
+      h('span', { class: 'label label-demo', 'data-testid': 'label-demo' }, t().demoMode),
+    format === 'raw' && h('span', { class: 'label label-raw', 'data-testid': 'label-raw' }, t().rawAnswer),
+    degraded.length > 0 &&
+      h(
+        'span',
+        { class: 'label label-degraded', 'data-testid': 'label-degraded' },
+        `${t().degraded}: ${degraded
+          .map((d) => {
+            const o = obj(d);
+            return `${str(o?.['tool'])} → ${str(o?.['fallback'])} (${str(o?.['lost'])})`;
+          })
+          .join('; ')}`,
+      ),
+  );
+  const body =
+    format === 'raw'
+      ? h('pre', { class: 'raw-text', 'data-testid': 'answer-text' }, text)
+      : withTestId(renderMarkdown(text));
+  return h(
+    'div',
+    { class: `answer answer-${format === 'raw' ? 'raw' : 'structured'}`, 'data-testid': 'answer' },
+    labels.childElementCount > 0 && labels,
+    body,
+    format === 'raw' ? null : renderCards(message['data']),
+  );
+}
+
+function withTestId(el: HTMLElement): HTMLElement {
+  el.setAttribute('data-testid', 'answer-text');
+  return el;
+}

@@ -1,0 +1,99 @@
+import { h } from '../dom.js';
+import { t } from '../i18n.js';
+import { cancelRun, startRun } from '../run-client.js';
+import { RunView } from '../run-view.js';
+
+export const ASSISTANT_AGENT = 'kitchen';
+
+/** For tests and old proxies: `localStorage['kitchen.stream'] = 'off'` asks for the JSON answer. */
+function streamingWanted(): boolean {
+  try {
+    return localStorage.getItem('kitchen.stream') !== 'off';
+  } catch {
+    return true;
+  }
+}
+
+export function assistantPage(): HTMLElement {
+  const log = h('div', { class: 'chat', 'data-testid': 'chat' });
+  const input = h('textarea', {
+    id: 'ask-input',
+    name: 'question',
+    placeholder: t().askPlaceholder,
+    required: true,
+  });
+  const askButton = h('button', { type: 'submit', 'data-testid': 'ask' }, t().ask);
+  const stopButton = h(
+    'button',
+    { type: 'button', class: 'danger', disabled: true, 'data-testid': 'stop' },
+    t().stop,
+  );
+  let stop: (() => void) | undefined;
+  stopButton.addEventListener('click', () => stop?.());
+
+  const ask = async (question: string) => {
+    log.append(h('div', { class: 'bubble user' }, question));
+    const view = new RunView({ detailed: false });
+    log.append(h('div', { class: 'bubble assistant', 'data-testid': 'assistant-turn' }, view.el));
+    const controller = new AbortController();
+    let runId: string | undefined;
+    let stopping = false;
+    stop = () => {
+      if (stopping) return;
+      stopping = true;
+      stopButton.disabled = true;
+      // Cancel on the server (the stream then ends with `done {cancelled}`); closing the stream
+      // would cancel it as well, so that is the fallback when the run id is not known yet.
+      if (runId === undefined) controller.abort();
+      else void cancelRun(runId).then((ok) => (ok ? undefined : controller.abort()));
+    };
+    askButton.disabled = true;
+    stopButton.disabled = false;
+    const outcome = await startRun(
+      { agent: ASSISTANT_AGENT, input: question },
+      { onEvent: (event) => view.push(event), onRunId: (id) => (runId = id) },
+      { signal: controller.signal, stream: streamingWanted() },
+    );
+    if (outcome.transport === 'json' && outcome.error === undefined)
+      view.note(t().streamingUnavailable, 'label-json-fallback');
+    if (outcome.error !== undefined && !(stopping && outcome.error.code === 'CANCELLED'))
+      view.error(outcome.error.code, outcome.error.message);
+    if (view.status === undefined) view.finish(stopping ? 'cancelled' : 'error');
+    stop = undefined;
+    askButton.disabled = false;
+    stopButton.disabled = true;
+    input.focus();
+  };
+
+  const form = h(
+    'form',
+    {
+      class: 'ask-form',
+      'aria-label': t().assistant,
+      onsubmit: (event) => {
+        event.preventDefault();
+        const question = input.value.trim();
+        if (question === '' || askButton.disabled) return;
+        input.value = '';
+        void ask(question);
+      },
+    },
+    h('label', { for: 'ask-input' }, t().askPlaceholder),
+    input,
+    h('div', { class: 'row' }, askButton, stopButton),
+  );
+  // Enter sends, Shift+Enter is a new line.
+  input.addEventListener('keydown', (event) => {
+    if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  return h(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'assistant-title' },
+    h('h2', { id: 'assistant-title' }, t().assistant),
+    log,
+    form,
+  );
+}

@@ -1,0 +1,135 @@
+import { api } from '../api.js';
+import { h, replace } from '../dom.js';
+import { t } from '../i18n.js';
+import type { Ingredient, Recipe } from '../types.js';
+import { errorLine, field } from './common.js';
+
+/** `番茄, 2, 个` per line → ingredients (quantity and unit optional). */
+export function parseIngredients(text: string): Ingredient[] {
+  return text
+    .split('\n')
+    .map((line) => line.split(/[,，]/).map((s) => s.trim()))
+    .filter((parts) => (parts[0] ?? '') !== '')
+    .map(([name = '', qty, unit]) => {
+      const quantity = qty === undefined || qty === '' ? null : Number(qty);
+      return {
+        name,
+        quantity: quantity !== null && Number.isFinite(quantity) && quantity > 0 ? quantity : null,
+        unit: unit === undefined || unit === '' ? null : unit,
+      };
+    });
+}
+
+export function recipesPage(): HTMLElement {
+  const list = h('div', { class: 'recipe-list', 'data-testid': 'recipe-list' });
+  const error = errorLine();
+
+  const load = async () => {
+    const reply = await api<{ recipes: Recipe[] }>('GET', '/api/recipes');
+    if (!reply.ok) return error.show(reply.error);
+    error.show(null);
+    replace(
+      list,
+      reply.data.recipes.length === 0 ? h('p', { class: 'hint' }, t().empty) : reply.data.recipes.map(card),
+    );
+  };
+
+  const card = (recipe: Recipe): HTMLElement =>
+    h(
+      'article',
+      { class: 'card', 'data-testid': 'recipe' },
+      h('h3', {}, recipe.name),
+      h(
+        'p',
+        { class: 'muted' },
+        `${t().servings}: ${recipe.servings}${recipe.tags.length > 0 ? ` · ${recipe.tags.join(', ')}` : ''}`,
+      ),
+      h(
+        'p',
+        {},
+        `${t().ingredients}: `,
+        recipe.ingredients
+          .map((i) =>
+            [i.name, i.quantity === null ? '' : `${i.quantity}${i.unit ?? ''}`]
+              .filter((x) => x !== '')
+              .join(' '),
+          )
+          .join('、'),
+      ),
+      recipe.steps.length > 0 &&
+        h(
+          'ol',
+          {},
+          recipe.steps.map((s) => h('li', {}, s)),
+        ),
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'secondary',
+          'aria-label': `${t().remove} ${recipe.name}`,
+          onclick: async () => {
+            const reply = await api('DELETE', `/api/recipes/${encodeURIComponent(recipe.id)}`);
+            if (!reply.ok) return error.show(reply.error);
+            await load();
+          },
+        },
+        t().remove,
+      ),
+    );
+
+  const name = h('input', { name: 'name', required: true });
+  const servings = h('input', { name: 'servings', type: 'number', min: '1', max: '50', value: '2' });
+  const ingredients = h('textarea', {
+    name: 'ingredients',
+    placeholder: '番茄, 2, 个',
+    required: true,
+    'aria-describedby': 'recipe-ing-hint',
+  });
+  const steps = h('textarea', { name: 'steps', 'aria-describedby': 'recipe-steps-hint' });
+  const tags = h('input', { name: 'tags' });
+  const form = h(
+    'form',
+    {
+      class: 'stack-form',
+      'aria-label': t().newRecipe,
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const reply = await api('POST', '/api/recipes', {
+          name: name.value,
+          servings: Number(servings.value),
+          ingredients: parseIngredients(ingredients.value),
+          steps: steps.value
+            .split('\n')
+            .map((s) => s.trim())
+            .filter((s) => s !== ''),
+          tags: tags.value
+            .split(/[,，、]/)
+            .map((s) => s.trim())
+            .filter((s) => s !== ''),
+        });
+        if (!reply.ok) return error.show(reply.error);
+        form.reset();
+        await load();
+      },
+    },
+    h('h3', {}, t().newRecipe),
+    field('recipe-name', t().name, name),
+    field('recipe-servings', t().servings, servings),
+    field('recipe-ing', t().ingredients, ingredients),
+    h('p', { id: 'recipe-ing-hint', class: 'hint' }, t().ingredientsHint),
+    field('recipe-steps', t().steps, steps),
+    h('p', { id: 'recipe-steps-hint', class: 'hint' }, t().stepsHint),
+    field('recipe-tags', t().tags, tags),
+    h('button', { type: 'submit' }, t().add),
+  );
+  void load();
+  return h(
+    'section',
+    { class: 'panel', 'aria-labelledby': 'recipes-title' },
+    h('h2', { id: 'recipes-title' }, t().recipes),
+    error.el,
+    list,
+    form,
+  );
+}

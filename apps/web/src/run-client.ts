@@ -1,0 +1,157 @@
+import { authHeaders } from './api.js';
+import { obj, type WireEvent } from './run-events.js';
+
+export interface RunRequest {
+  readonly agent: string;
+  readonly input: string;
+  readonly maxSteps?: number;
+  readonly model?: string;
+}
+
+export interface RunHandlers {
+  /** Each event as it arrives (streamed), or all of them at once (the JSON fallback). */
+  readonly onEvent: (event: WireEvent) => void;
+  /** The run id, as soon as the server names it (before the first event). */
+  readonly onRunId?: (runId: string) => void;
+}
+
+export interface RunOutcome {
+  readonly runId: string | undefined;
+  /** How the answer came: streamed live, or one JSON document (streaming unavailable). */
+  readonly transport: 'sse' | 'json';
+  /** The run record, when the server sent one (JSON fallback). */
+  readonly record?: unknown;
+  /** A failure before or instead of events, as data. */
+  readonly error?: { readonly code: string; readonly message: string };
+}
+
+/** Whether this browser can read a streamed response body. */
+export function canStream(): boolean {
+  return typeof ReadableStream === 'function' && typeof TextDecoder === 'function';
+}
+
+/**
+ * Starts a run: `POST /v1/runs` asking for SSE, read frame by frame; when the server (or a
+ * proxy, or this browser) cannot stream, the same request answered as one JSON document
+ * `{record, events}` is replayed through `onEvent`. `signal` aborting closes the stream, which
+ * cancels the run on the server too.
+ */
+export async function startRun(
+  request: RunRequest,
+  handlers: RunHandlers,
+  options: { readonly signal?: AbortSignal; readonly stream?: boolean; readonly fetch?: typeof fetch } = {},
+): Promise<RunOutcome> {
+  const doFetch = options.fetch ?? fetch;
+  const stream = (options.stream ?? true) && canStream();
+  let response: Response;
+  try {
+    response = await doFetch('/v1/runs', {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: stream ? 'text/event-stream' : 'application/json',
+        ...authHeaders(),
+      },
+      body: JSON.stringify(request),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+  } catch (error) {
+    return { runId: undefined, transport: 'sse', error: failure(error) };
+  }
+  const runId = response.headers.get('x-run-id') ?? undefined;
+  if (runId !== undefined) handlers.onRunId?.(runId);
+  const type = response.headers.get('content-type') ?? '';
+  if (!response.ok) {
+    const body = obj(await response.json().catch(() => null));
+    const error = obj(body?.['error']);
+    return {
+      runId,
+      transport: 'json',
+      error: {
+        code: typeof error?.['code'] === 'string' ? error['code'] : `HTTP_${response.status}`,
+        message: typeof error?.['message'] === 'string' ? error['message'] : response.statusText,
+      },
+    };
+  }
+  if (type.includes('text/event-stream') && response.body !== null) {
+    try {
+      await readSse(response.body, handlers.onEvent);
+      return { runId, transport: 'sse' };
+    } catch (error) {
+      return { runId, transport: 'sse', error: failure(error) };
+    }
+  }
+  const document = obj(await response.json().catch(() => null));
+  const events = Array.isArray(document?.['events']) ? (document['events'] as unknown[]) : [];
+  for (const event of events) if (obj(event) !== undefined) handlers.onEvent(event as WireEvent);
+  return { runId, transport: 'json', record: document?.['record'] };
+}
+
+function failure(error: unknown): { code: string; message: string } {
+  if (error instanceof DOMException && error.name === 'AbortError')
+    return { code: 'CANCELLED', message: 'stopped' };
+  return { code: 'SERVICE_UNAVAILABLE', message: String(error) };
+}
+
+/** Parses an SSE body: frames separated by a blank line; `data:` lines joined; comments skipped. */
+export async function readSse(body: ReadableStream<Uint8Array>, onEvent: (event: WireEvent) => void) {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let buffer = '';
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    buffer += decoder.decode(value, { stream: true });
+    let end: number;
+    while ((end = frameEnd(buffer)) >= 0) {
+      const frame = buffer.slice(0, end);
+      buffer = buffer.slice(end).replace(/^(\r?\n){2}/, '');
+      const event = parseFrame(frame);
+      if (event !== undefined) onEvent(event);
+    }
+  }
+  const last = parseFrame(buffer);
+  if (last !== undefined) onEvent(last);
+}
+
+function frameEnd(buffer: string): number {
+  const a = buffer.indexOf('\n\n');
+  const b = buffer.indexOf('\r\n\r\n');
+  if (a < 0) return b;
+  if (b < 0) return a;
+  return Math.min(a, b);
+}
+
+export function parseFrame(frame: string): WireEvent | undefined {
+  let type = 'message';
+  const data: string[] = [];
+  for (const line of frame.split(/\r?\n/)) {
+    if (line === '' || line.startsWith(':')) continue;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    const value = colon < 0 ? '' : line.slice(colon + 1).replace(/^ /, '');
+    if (field === 'event') type = value;
+    else if (field === 'data') data.push(value);
+  }
+  if (data.length === 0) return undefined;
+  try {
+    const parsed = obj(JSON.parse(data.join('\n')));
+    if (parsed === undefined) return undefined;
+    return { ...parsed, type: typeof parsed['type'] === 'string' ? parsed['type'] : type } as WireEvent;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Asks the server to cancel the run; the stream then ends with `done {status: 'cancelled'}`. */
+export async function cancelRun(runId: string, doFetch: typeof fetch = fetch): Promise<boolean> {
+  try {
+    const response = await doFetch(`/v1/runs/${encodeURIComponent(runId)}/cancel`, {
+      method: 'POST',
+      headers: { accept: 'application/json', ...authHeaders() },
+    });
+    return response.ok;
+  } catch {
+    return false;
+  }
+}

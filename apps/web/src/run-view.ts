@@ -1,0 +1,79 @@
+import { renderAnswer } from './answer.js';
+import { h, replace } from './dom.js';
+import { t } from './i18n.js';
+import { planOf, str, type PlanVersion, type WireEvent } from './run-events.js';
+import { timelineRow } from './timeline.js';
+
+export interface RunViewOptions {
+  /** The playground's full timeline (inputs, outputs, durations) instead of the chat's short one. */
+  readonly detailed: boolean;
+  /** Called with every plan version (the playground draws the graph). */
+  readonly onPlan?: (plan: PlanVersion) => void;
+  /** Called for a clarifying question the user can answer. */
+  readonly onClarify?: (event: WireEvent) => HTMLElement | null;
+}
+
+/**
+ * One run on screen: its steps as they arrive, the answer, and its status. Knows nothing of
+ * transport: fed events one by one (live stream, JSON fallback or replay alike).
+ */
+export class RunView {
+  readonly el: HTMLElement;
+  readonly events: WireEvent[] = [];
+  readonly #steps: HTMLOListElement;
+  readonly #answer: HTMLElement;
+  readonly #status: HTMLElement;
+  readonly #notes: HTMLElement;
+  readonly #options: RunViewOptions;
+  status: string | undefined;
+
+  constructor(options: RunViewOptions) {
+    this.#options = options;
+    this.#steps = h('ol', { class: 'steps', 'data-testid': 'steps', 'aria-label': t().timeline });
+    this.#answer = h('div', { class: 'answer-slot', 'aria-live': 'polite' });
+    this.#status = h('p', { class: 'run-status', 'data-testid': 'run-status', role: 'status' });
+    this.#notes = h('div', { class: 'labels' });
+    this.el = h(
+      'div',
+      { class: 'run', 'aria-busy': 'true' },
+      this.#notes,
+      this.#steps,
+      this.#answer,
+      this.#status,
+    );
+    replace(this.#status, `${t().thinking}…`);
+  }
+
+  note(text: string, testId: string): void {
+    this.#notes.append(h('span', { class: 'label label-info', 'data-testid': testId }, text));
+  }
+
+  push(event: WireEvent): void {
+    this.events.push(event);
+    const plan = planOf(event);
+    if (plan !== undefined) this.#options.onPlan?.(plan);
+    if (event.type === 'message') {
+      replace(this.#answer, renderAnswer(event));
+      return;
+    }
+    if (event.type === 'clarify') {
+      const extra = this.#options.onClarify?.(event);
+      if (extra !== null && extra !== undefined) this.#answer.append(extra);
+    }
+    if (event.type === 'done') this.finish(str(event['status'], 'error'));
+    const row = timelineRow(event, this.#options.detailed);
+    if (row !== null) this.#steps.append(row);
+  }
+
+  /** The run's end as seen here (also when the stream broke off without a `done`). */
+  finish(status: string): void {
+    this.status = status;
+    this.el.setAttribute('aria-busy', 'false');
+    this.el.dataset['status'] = status;
+    replace(this.#status, t().statusLabel(status));
+  }
+
+  error(code: string, message: string): void {
+    this.#steps.append(h('li', { class: 'step step-error status-error' }, `${code}: ${message}`));
+  }
+}

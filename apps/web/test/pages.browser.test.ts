@@ -1,0 +1,158 @@
+import { mkdir } from 'node:fs/promises';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { BrowserContext, Page } from 'playwright-core';
+import { ControlledModel, SCREENSHOTS, startWebHarness, type WebHarness } from './web-harness.js';
+
+const final = (text: string, thought = 'done') => JSON.stringify({ thought, final: text });
+const act = (action: string, input: unknown, thought = 'looking') =>
+  JSON.stringify({ thought, action, input });
+
+let h: WebHarness;
+const contexts: BrowserContext[] = [];
+
+beforeAll(async () => {
+  h = await startWebHarness();
+  await mkdir(SCREENSHOTS, { recursive: true });
+}, 90_000);
+
+afterAll(async () => {
+  for (const c of contexts) await c.close().catch(() => undefined);
+  await h?.close();
+});
+
+/** A fresh browser context (own storage), signed in as `user`, with a flag any injected script would set. */
+async function signedIn(user = 'xiaojia', options: { width?: number; locale?: string } = {}): Promise<Page> {
+  const context = await h.newContext(options);
+  contexts.push(context);
+  const page = await context.newPage();
+  page.on('dialog', (dialog) => {
+    (page as Page & { dialogs?: number }).dialogs = ((page as Page & { dialogs?: number }).dialogs ?? 0) + 1;
+    void dialog.dismiss();
+  });
+  await page.goto('/login');
+  await page.getByLabel(/用户名|Username/).fill(user);
+  await page.getByLabel(/密码|Password/).fill(`demo-${user}`);
+  await page.getByRole('button', { name: /登录|Sign in/ }).click();
+  await page.getByTestId('fridge-list').waitFor();
+  return page;
+}
+
+async function ask(page: Page, question: string): Promise<void> {
+  await page.getByRole('link', { name: /助手|Assistant/ }).click();
+  await page.locator('#ask-input').fill(question);
+  await page.locator('#ask-input').press('Enter');
+}
+
+describe('the web UI in Chromium', () => {
+  it('signs in, lists the fridge expiring-soon first, adds and uses up an item', async () => {
+    const page = await signedIn();
+    const rows = page.getByTestId('fridge-item');
+    const days = await rows.evaluateAll((els) =>
+      els.map((el) => {
+        const text = el.textContent ?? '';
+        const m = /已过期 (\d+)|今天到期|还剩 (\d+)/.exec(text);
+        if (m === null) return Number.POSITIVE_INFINITY;
+        if (m[1] !== undefined) return -Number(m[1]);
+        return m[2] === undefined ? 0 : Number(m[2]);
+      }),
+    );
+    expect(days.length).toBeGreaterThan(1);
+    expect([...days].sort((a, b) => a - b)).toEqual(days);
+
+    await page.locator('#fridge-name').fill('测试豆腐');
+    await page.locator('#fridge-qty').fill('2');
+    await page.locator('#fridge-unit').fill('块');
+    await page.getByRole('button', { name: '添加' }).click();
+    const added = rows.filter({ hasText: '测试豆腐' });
+    await added.waitFor();
+    expect(await added.textContent()).toContain('2 块');
+    await page.screenshot({ path: `${SCREENSHOTS}fridge.png`, fullPage: true });
+    await page.getByRole('button', { name: '用掉 测试豆腐' }).click();
+    await added.waitFor({ state: 'detached' });
+  });
+
+  it('streams the assistant’s steps live, then shows the answer; every page carries the CSP', async () => {
+    h.model = new ControlledModel([
+      { text: act('fridge_items', {}, '先看看冰箱'), delayMs: 50 },
+      { text: final('可以做**番茄炒蛋**。'), delayMs: 800 },
+    ]);
+    const page = await signedIn();
+    const document = await page.request.get('/assistant');
+    const csp = document.headers()['content-security-policy'] ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    await ask(page, '今晚吃什么？');
+    const turn = page.getByTestId('assistant-turn').last();
+    // The observation row is on screen while the final answer is still 800 ms away: streamed.
+    await turn.locator('.step-observe').first().waitFor();
+    expect(await turn.getByTestId('answer').count()).toBe(0);
+    expect(await turn.locator('.step-act').first().textContent()).toContain('fridge_items');
+    await turn.getByTestId('answer').waitFor();
+    expect(await turn.getByTestId('answer-text').locator('strong').textContent()).toBe('番茄炒蛋');
+    await expect.poll(() => turn.getByTestId('run-status').textContent()).toContain('success');
+    await page.screenshot({ path: `${SCREENSHOTS}assistant.png`, fullPage: true });
+  });
+
+  it('Stop cancels the run: the page says cancelled and the server makes no call after it', async () => {
+    h.nutrition.block();
+    const model = new ControlledModel([act('nutrition_lookup', { food: '鸡蛋' }), final('不该出现')]);
+    h.model = model;
+    try {
+      const page = await signedIn();
+      await ask(page, '鸡蛋的营养？');
+      const turn = page.getByTestId('assistant-turn').last();
+      await turn.locator('.step-act').first().waitFor();
+      await expect.poll(() => h.nutrition.calls).toBe(1); // the tool is running, blocked
+      await page.getByTestId('stop').click();
+      await expect.poll(() => turn.getByTestId('run-status').textContent()).toContain('cancelled');
+      expect(model.calls).toBe(1);
+    } finally {
+      h.nutrition.release();
+    }
+    await new Promise((r) => setTimeout(r, 300));
+    expect(model.calls).toBe(1); // released tool: still no model call after the stop
+    expect(h.nutrition.calls).toBe(1);
+  });
+
+  it('shows a raw (unparseable) answer as text with its label', async () => {
+    h.model = new ControlledModel(['I think {{ tomato eggs, "recipe": [unclosed']);
+    const page = await signedIn();
+    await ask(page, '随便');
+    const turn = page.getByTestId('assistant-turn').last();
+    await turn.getByTestId('label-raw').waitFor();
+    expect(await turn.getByTestId('answer-text').textContent()).toContain('I think {{ tomato eggs');
+  });
+
+  it('never runs markup planted in a recipe name or a model answer', async () => {
+    const payload = '<img src=x onerror="window.__pwned=1;alert(1)"><script>window.__pwned=2</script>';
+    const login = await h.services.auth.login({ username: 'xiaojia', password: 'demo-xiaojia' });
+    await h.services.recipes.create(login.session.principal, {
+      name: `番茄${payload}`.slice(0, 80),
+      ingredients: [{ name: '番茄', quantity: 1, unit: '个' }],
+    });
+    h.model = new ControlledModel([
+      final(
+        `结果 ${payload} [点我](javascript:window.__pwned=3) ![x](http://203.0.113.9/x.png) <a href="javascript:alert(1)">a</a>`,
+      ),
+    ]);
+    const page = await signedIn();
+    const offsite: string[] = [];
+    page.on('request', (r) => {
+      if (!r.url().startsWith(h.url) && !r.url().startsWith('blob:')) offsite.push(r.url());
+    });
+    await page.getByRole('link', { name: '菜谱' }).click();
+    const planted = page.getByTestId('recipe').filter({ hasText: 'onerror' });
+    await planted.waitFor();
+    expect(await planted.locator('img, script').count()).toBe(0);
+    await ask(page, '随便');
+    const turn = page.getByTestId('assistant-turn').last();
+    await turn.getByTestId('answer').waitFor();
+    expect(await turn.getByTestId('answer-text').textContent()).toContain('<script>');
+    expect(await turn.locator('img, script, iframe').count()).toBe(0);
+    expect(await turn.locator('a[href^="javascript"]').count()).toBe(0);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
+    expect((page as Page & { dialogs?: number }).dialogs ?? 0).toBe(0);
+    expect(offsite).toEqual([]);
+  });
+});

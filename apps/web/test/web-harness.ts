@@ -1,0 +1,171 @@
+import { serve } from '@hono/node-server';
+import { Hono } from 'hono';
+import { pino } from 'pino';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium, type Browser, type BrowserContext } from 'playwright-core';
+import { build } from 'vite';
+import { createReinsServer, type ReinsServer } from '@reins/server';
+import type { Model, ModelRequest, ModelResult, Principal } from 'reins';
+import { scriptModel, type ScriptReply } from 'reins/testing';
+import {
+  createKitchenApp,
+  createKitchenServices,
+  kitchenAgent,
+  seedDemo,
+  toReinsPrincipal,
+  type KitchenServices,
+  type NutritionLookup,
+} from '@reins/kitchen';
+import { BACKENDS } from '../../kitchen/test/backends.js';
+
+export const CHROMIUM = '/usr/bin/chromium';
+/** Debian's Chromium, headless, offline: no first-run, sync, updates or background traffic. */
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+const WEB_ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+
+/** A model the test controls: scripted replies; a reply may wait at a gate the test opens. */
+export class ControlledModel implements Model {
+  readonly name = 'script';
+  calls = 0;
+  #inner: Model;
+  #gate: Promise<void> | undefined;
+  constructor(replies: readonly ScriptReply[], gate?: Promise<void>) {
+    this.#inner = scriptModel(replies);
+    this.#gate = gate;
+  }
+  async call(request: ModelRequest): Promise<ModelResult> {
+    this.calls++;
+    if (this.calls > 1 && this.#gate !== undefined) await this.#gate;
+    return this.#inner.call(request);
+  }
+}
+
+/** A nutrition source the test controls: counts lookups; each waits at the gate when one is set. */
+export function controlledNutrition() {
+  let release: () => void = () => undefined;
+  let gate: Promise<void> | undefined;
+  const state = {
+    calls: 0,
+    block() {
+      gate = new Promise<void>((resolve) => (release = resolve));
+    },
+    release: () => release(),
+    lookup: (async (food) => {
+      state.calls++;
+      if (gate !== undefined) await gate;
+      return food === '鸡蛋'
+        ? {
+            code: 'O016',
+            name: 'Egg, poultry, whole, raw',
+            matchedAlias: '鸡蛋',
+            source: 'IFCT 2017',
+            per100g: {
+              energyKcal: 134.5,
+              proteinG: 13.3,
+              fatG: 9.4,
+              carbohydrateG: 0,
+              fibreG: 0,
+              sodiumMg: 136,
+            },
+          }
+        : null;
+    }) as NutritionLookup,
+  };
+  return state;
+}
+
+export interface WebHarness {
+  readonly url: string;
+  readonly services: KitchenServices;
+  readonly reins: ReinsServer;
+  readonly browser: Browser;
+  readonly nutrition: ReturnType<typeof controlledNutrition>;
+  /** The model the next runs get (the agent is built per request). */
+  model: Model;
+  newContext(options?: { width?: number; height?: number; locale?: string }): Promise<BrowserContext>;
+  close(): Promise<void>;
+}
+
+/**
+ * The kitchen as `npm start` will serve it — the REST API and the web UI (`createKitchenApp`
+ * with `web`) and the Reins server with the kitchen agent on the same origin — on 127.0.0.1,
+ * plus Debian's Chromium. The pages are built fresh from source into a temp folder first, so
+ * the tests never run a stale bundle.
+ */
+export async function startWebHarness(): Promise<WebHarness> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `${CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium) to run the browser tests`,
+    );
+  }
+  const outDir = await mkdtemp(join(tmpdir(), 'kitchen-web-'));
+  await build({ root: WEB_ROOT, logLevel: 'silent', build: { outDir, emptyOutDir: true } });
+
+  const backend = BACKENDS[0];
+  if (backend === undefined) throw new Error('no embedded backend');
+  const opened = await backend.open();
+  const deps = { db: opened.db };
+  await seedDemo(deps);
+  const services = createKitchenServices(deps);
+  const nutrition = controlledNutrition();
+  const harness = { model: new ControlledModel([]) as Model };
+  const reins = createReinsServer({
+    agents: { kitchen: () => kitchenAgent(services, { model: harness.model, nutrition: nutrition.lookup }) },
+    authenticate: async (request): Promise<Principal | undefined> => {
+      const token = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
+      const session = token === undefined ? null : await services.auth.authenticate(token);
+      return session === null ? undefined : toReinsPrincipal(session.principal);
+    },
+    logger: pino({ level: 'silent' }),
+  });
+  const app = new Hono();
+  app.route('/', reins.app);
+  app.route('/', createKitchenApp({ services, web: { root: outDir }, reportError: () => undefined }));
+  const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
+    const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
+  });
+  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // Each launch gets a fresh temporary profile (user-data dir) from playwright, removed on close.
+  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS, headless: true });
+  return Object.assign(harness, {
+    url,
+    services,
+    reins,
+    browser,
+    nutrition,
+    async newContext(options: { width?: number; height?: number; locale?: string } = {}) {
+      const context = await browser.newContext({
+        viewport: { width: options.width ?? 1280, height: options.height ?? 900 },
+        locale: options.locale ?? 'zh-CN',
+        baseURL: url,
+      });
+      return context;
+    },
+    async close() {
+      await browser.close().catch(() => undefined);
+      await reins.close();
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
+      await opened.dispose();
+      await rm(outDir, { recursive: true, force: true });
+    },
+  });
+}
