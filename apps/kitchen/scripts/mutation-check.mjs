@@ -78,6 +78,34 @@ const MUTANTS = [
     '',
     [`${test}rest-api.test.ts`],
   ],
+  [
+    'web assets read outside their root',
+    `${src}http/web-assets.ts`,
+    'if (target !== root && !target.startsWith(root + sep)) return undefined;',
+    '',
+    [`${test}web-assets.test.ts`],
+  ],
+  [
+    'web assets answer API paths with the page',
+    `${src}http/web-assets.ts`,
+    "if ((method !== 'GET' && method !== 'HEAD') || isApiPath(path)) return next();",
+    "if (method !== 'GET' && method !== 'HEAD') return next();",
+    [`${test}web-assets.test.ts`],
+  ],
+  [
+    'web CSP allows inline script',
+    `${src}http/web-assets.ts`,
+    `"script-src 'self'",`,
+    `"script-src 'self' 'unsafe-inline'",`,
+    [`${test}web-assets.test.ts`],
+  ],
+  [
+    'web page renders the model answer as HTML',
+    'apps/web/src/answer.ts',
+    'withTestId(renderMarkdown(text))',
+    "withTestId(Object.assign(document.createElement('div'), { innerHTML: text }))",
+    ['apps/web/test/pages.browser.test.ts'],
+  ],
 ];
 
 runMutants(MUTANTS, []);

@@ -90,12 +90,13 @@ export function replace(parent: Element, ...children: Child[]): void {
 }
 
 /**
- * A link target we allow: same-origin paths, and http(s) URLs. Anything else (`javascript:`,
+ * A link target we allow: in-page anchors, same-origin paths, and http(s) URLs. Anything else (`javascript:`,
  * `data:`, `vbscript:` …) is refused.
  */
 export function safeHref(raw: string): string | null {
   const value = raw.trim();
-  if (value.startsWith('/') && !value.startsWith('//')) return value;
+  if (/^#[\w-]*$/.test(value)) return value;
+  if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) return value;
   try {
     const url = new URL(value);
     return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;

@@ -92,7 +92,7 @@ function link(token: string): Node {
   const label = parts?.[2] ?? token;
   if (image) return h('span', { class: 'md-image', title: 'image not loaded' }, `[${label}]`);
   const href = safeHref(parts?.[3] ?? '');
-  if (href === null || href.startsWith('/')) return document.createTextNode(label);
+  if (href === null || !/^https?:/i.test(href)) return document.createTextNode(label);
   const a = h('a', { href }, label);
   a.target = '_blank';
   a.rel = 'noopener noreferrer nofollow';

@@ -81,3 +81,34 @@ export function pretty(value: unknown): string {
     return String(value);
   }
 }
+
+/**
+ * A tool result in a few words for the chat: a list is its length and first names
+ * (`items: 3 — 番茄, 鸡蛋, 豆腐`), an object its first fields; anything else `brief`.
+ */
+export function summarize(result: unknown, max = 120): string {
+  const o = obj(result);
+  if (o === undefined) return Array.isArray(result) ? listSummary('', result) : brief(result, max);
+  const parts: string[] = [];
+  for (const [key, value] of Object.entries(o)) {
+    if (Array.isArray(value)) parts.push(listSummary(key, value));
+    else if (typeof value !== 'object' || value === null) parts.push(`${key}: ${brief(value, 40)}`);
+    if (parts.join(' · ').length > max) break;
+  }
+  return brief(parts.join(' · '), max);
+}
+
+function listSummary(key: string, list: readonly unknown[]): string {
+  const names = list
+    .slice(0, 3)
+    .map((x) => {
+      const item = obj(x);
+      const nested = obj(item?.['recipe']);
+      return (
+        str(item?.['name']) || str(nested?.['name']) || str(item?.['label']) || str(item?.['recipeName'])
+      );
+    })
+    .filter((n) => n !== '');
+  const head = `${key === '' ? '' : `${key}: `}${list.length}`;
+  return names.length === 0 ? head : `${head} — ${names.join(', ')}${list.length > 3 ? '…' : ''}`;
+}

@@ -1,6 +1,6 @@
 import { h } from './dom.js';
 import { t } from './i18n.js';
-import { arr, brief, num, obj, planOf, pretty, str, type WireEvent } from './run-events.js';
+import { arr, brief, num, obj, planOf, pretty, str, summarize, type WireEvent } from './run-events.js';
 
 /**
  * One row per reason / act / observe (and plan, clarify, approval, error) event, appended as
@@ -58,7 +58,9 @@ export function timelineRow(event: WireEvent, detailed: boolean): HTMLElement | 
       const degraded = obj(o['degraded']);
       const text =
         status === 'ok'
-          ? brief(o['result'], detailed ? 200 : 120)
+          ? detailed
+            ? brief(o['result'], 200)
+            : summarize(o['result'])
           : `${str(error?.['code'], status)}: ${str(error?.['message'])}`;
       const label = degraded === undefined ? '' : ` (${t().degraded}: ${str(degraded['fallback'])})`;
       return row(

@@ -1,14 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { BrowserContext, Page } from 'playwright-core';
+import { act, ask, final, sessions } from './browser-session.js';
 import { ControlledModel, SCREENSHOTS, startWebHarness, type WebHarness } from './web-harness.js';
 
-const final = (text: string, thought = 'done') => JSON.stringify({ thought, final: text });
-const act = (action: string, input: unknown, thought = 'looking') =>
-  JSON.stringify({ thought, action, input });
-
 let h: WebHarness;
-const contexts: BrowserContext[] = [];
+const browser = sessions(() => h);
 
 beforeAll(async () => {
   h = await startWebHarness();
@@ -16,36 +12,13 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
-  for (const c of contexts) await c.close().catch(() => undefined);
+  await browser.closeAll();
   await h?.close();
 });
 
-/** A fresh browser context (own storage), signed in as `user`, with a flag any injected script would set. */
-async function signedIn(user = 'xiaojia', options: { width?: number; locale?: string } = {}): Promise<Page> {
-  const context = await h.newContext(options);
-  contexts.push(context);
-  const page = await context.newPage();
-  page.on('dialog', (dialog) => {
-    (page as Page & { dialogs?: number }).dialogs = ((page as Page & { dialogs?: number }).dialogs ?? 0) + 1;
-    void dialog.dismiss();
-  });
-  await page.goto('/login');
-  await page.getByLabel(/用户名|Username/).fill(user);
-  await page.getByLabel(/密码|Password/).fill(`demo-${user}`);
-  await page.getByRole('button', { name: /登录|Sign in/ }).click();
-  await page.getByTestId('fridge-list').waitFor();
-  return page;
-}
-
-async function ask(page: Page, question: string): Promise<void> {
-  await page.getByRole('link', { name: /助手|Assistant/ }).click();
-  await page.locator('#ask-input').fill(question);
-  await page.locator('#ask-input').press('Enter');
-}
-
 describe('the web UI in Chromium', () => {
   it('signs in, lists the fridge expiring-soon first, adds and uses up an item', async () => {
-    const page = await signedIn();
+    const page = await browser.signedIn();
     const rows = page.getByTestId('fridge-item');
     const days = await rows.evaluateAll((els) =>
       els.map((el) => {
@@ -76,7 +49,7 @@ describe('the web UI in Chromium', () => {
       { text: act('fridge_items', {}, '先看看冰箱'), delayMs: 50 },
       { text: final('可以做**番茄炒蛋**。'), delayMs: 800 },
     ]);
-    const page = await signedIn();
+    const page = await browser.signedIn();
     const document = await page.request.get('/assistant');
     const csp = document.headers()['content-security-policy'] ?? '';
     expect(csp).toContain("default-src 'self'");
@@ -98,7 +71,7 @@ describe('the web UI in Chromium', () => {
     const model = new ControlledModel([act('nutrition_lookup', { food: '鸡蛋' }), final('不该出现')]);
     h.model = model;
     try {
-      const page = await signedIn();
+      const page = await browser.signedIn();
       await ask(page, '鸡蛋的营养？');
       const turn = page.getByTestId('assistant-turn').last();
       await turn.locator('.step-act').first().waitFor();
@@ -116,7 +89,7 @@ describe('the web UI in Chromium', () => {
 
   it('shows a raw (unparseable) answer as text with its label', async () => {
     h.model = new ControlledModel(['I think {{ tomato eggs, "recipe": [unclosed']);
-    const page = await signedIn();
+    const page = await browser.signedIn();
     await ask(page, '随便');
     const turn = page.getByTestId('assistant-turn').last();
     await turn.getByTestId('label-raw').waitFor();
@@ -135,7 +108,7 @@ describe('the web UI in Chromium', () => {
         `结果 ${payload} [点我](javascript:window.__pwned=3) ![x](http://203.0.113.9/x.png) <a href="javascript:alert(1)">a</a>`,
       ),
     ]);
-    const page = await signedIn();
+    const page = await browser.signedIn();
     const offsite: string[] = [];
     page.on('request', (r) => {
       if (!r.url().startsWith(h.url) && !r.url().startsWith('blob:')) offsite.push(r.url());
@@ -151,8 +124,24 @@ describe('the web UI in Chromium', () => {
     expect(await turn.locator('img, script, iframe').count()).toBe(0);
     expect(await turn.locator('a[href^="javascript"]').count()).toBe(0);
     await new Promise((r) => setTimeout(r, 200));
-    expect(await page.evaluate(() => (globalThis as { __pwned?: unknown }).__pwned)).toBeUndefined();
-    expect((page as Page & { dialogs?: number }).dialogs ?? 0).toBe(0);
+    expect(await page.evaluate('globalThis.__pwned')).toBeUndefined();
+    expect(page.dialogs).toBe(0);
     expect(offsite).toEqual([]);
+  });
+
+  it('falls back to the one-shot JSON answer when streaming is unavailable, and says so', async () => {
+    h.model = new ControlledModel([act('fridge_items', {}), final('JSON 回答')]);
+    const page = await browser.signedIn();
+    await page.evaluate("localStorage.setItem('kitchen.stream', 'off')");
+    const accepts: string[] = [];
+    page.on('request', (r) => {
+      if (r.url().endsWith('/v1/runs')) accepts.push(r.headers()['accept'] ?? '');
+    });
+    await ask(page, '冰箱里有什么？');
+    const turn = page.getByTestId('assistant-turn').last();
+    await turn.getByTestId('label-json-fallback').waitFor();
+    expect(await turn.getByTestId('answer-text').textContent()).toContain('JSON 回答');
+    expect(await turn.locator('.step-observe').count()).toBe(1);
+    expect(accepts).toEqual(['application/json']);
   });
 });

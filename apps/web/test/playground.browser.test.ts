@@ -1,0 +1,184 @@
+import { readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { act, final, sessions } from './browser-session.js';
+import { ControlledModel, SCREENSHOTS, startWebHarness, type WebHarness } from './web-harness.js';
+
+let h: WebHarness;
+const browser = sessions(() => h);
+
+beforeAll(async () => {
+  h = await startWebHarness();
+}, 90_000);
+
+afterAll(async () => {
+  await browser.closeAll();
+  await h?.close();
+});
+
+interface Download {
+  readonly record: { readonly status: string; readonly limits: { readonly maxSteps: number } };
+  readonly events: readonly { readonly type: string; readonly phase?: string }[];
+}
+
+describe('the playground and the pages around it, in Chromium', () => {
+  it('runs an agent with a chosen step limit, shows a timed timeline, downloads the record, replays the run', async () => {
+    h.model = new ControlledModel([act('fridge_items', {}, '先查冰箱'), final('查好了')]);
+    const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
+    await page.locator('nav a[href="/playground"]').click();
+    const picker = page.getByTestId('agent-picker');
+    await expect.poll(() => picker.locator('option').allTextContents()).toEqual(['kitchen (ReAct)']);
+    expect(await page.getByTestId('max-steps').getAttribute('max')).toBe('4');
+    await page.getByTestId('max-steps').fill('2');
+    await page.locator('#pg-query').fill('What is in the fridge?');
+    await page.getByTestId('run').click();
+    const output = page.getByTestId('pg-output');
+    await expect.poll(() => output.getByTestId('run-status').textContent()).toContain('success');
+    const phases = await output
+      .locator('.step')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-phase')));
+    expect(phases).toEqual(['reason', 'act', 'observe', 'reason', 'done']);
+    expect(await output.locator('.step-observe .step-meta').textContent()).toMatch(/#1 · \d+ ms/);
+    await output.locator('.step-act summary').click();
+    expect(await output.locator('.step-act pre').textContent()).toBe('{}');
+    await page.screenshot({ path: `${SCREENSHOTS}playground.png`, fullPage: true });
+
+    const [download] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('download').click(),
+    ]);
+    const file = join(tmpdir(), `run-${Date.now()}.json`);
+    await download.saveAs(file);
+    const saved = JSON.parse(await readFile(file, 'utf8')) as Download;
+    expect(saved.record.status).toBe('success');
+    expect(saved.record.limits.maxSteps).toBe(2); // the slider reached the server
+    expect(saved.events.map((e) => e.type)).toEqual([
+      'start',
+      'step',
+      'step',
+      'step',
+      'step',
+      'message',
+      'done',
+    ]);
+
+    // Replay by run id (the server's log), then from the downloaded file: the same timeline.
+    const runId = /run-(.+)\.json$/.exec(download.suggestedFilename())?.[1] ?? '';
+    await page.getByTestId('replay-id').fill(runId);
+    await page.getByTestId('replay').click();
+    await expect.poll(() => output.locator('.step').count()).toBe(5);
+    await page.getByTestId('replay-id').fill('');
+    await page.getByTestId('replay-file').setInputFiles(file);
+    await page.getByTestId('replay').click();
+    await expect.poll(() => output.getByTestId('run-status').textContent()).toContain('success');
+    expect(await output.locator('.step').count()).toBe(5);
+  });
+
+  it('draws the plan graph from plan events and shows a clarifying question (replayed from a log)', async () => {
+    const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
+    await page.goto('/playground');
+    const plan = {
+      type: 'step',
+      phase: 'plan',
+      index: 1,
+      version: 1,
+      reason: 'initial',
+      plan: {
+        steps: [
+          { id: 's1', action: 'fridge_items', input: {}, dependsOn: [] },
+          { id: 's2', action: 'household_preferences', input: {}, dependsOn: [] },
+          { id: 's3', action: 'recipe_search', input: { ingredients: ['番茄'] }, dependsOn: ['s1', 's2'] },
+        ],
+      },
+    };
+    const log = [
+      { type: 'start', agent: 'planner', model: 'script', demo: false },
+      plan,
+      { type: 'step', phase: 'act', index: 1, tool: 'fridge_items', input: {}, planStepId: 's1' },
+      {
+        type: 'step',
+        phase: 'observe',
+        index: 1,
+        planStepId: 's1',
+        observation: { tool: 'fridge_items', status: 'ok', result: { items: [] } },
+      },
+      {
+        type: 'clarify',
+        questionId: 'q1',
+        question: 'Which day?',
+        candidates: [{ value: 'sat', label: 'Saturday' }],
+      },
+      { type: 'done', status: 'awaiting_input' },
+    ];
+    const file = join(tmpdir(), `plan-${Date.now()}.json`);
+    await writeFile(file, JSON.stringify({ events: log }));
+    await page.getByTestId('replay-file').setInputFiles(file);
+    await page.getByTestId('replay').click();
+    const graph = page.getByTestId('plan-graph');
+    await expect.poll(() => graph.locator('g.node').count()).toBe(3);
+    expect(await graph.locator('line.edge').count()).toBe(2);
+    expect(await graph.locator('g.node-ok').getAttribute('data-step')).toBe('s1');
+    const output = page.getByTestId('pg-output');
+    expect(await output.locator('.step-clarify').textContent()).toContain('Which day? (Saturday)');
+    expect(await output.getByTestId('run-status').textContent()).toContain('awaiting_input');
+    await page.screenshot({ path: `${SCREENSHOTS}playground-plan.png`, fullPage: true });
+  });
+
+  it('switches household and language; the other pages load and save', async () => {
+    const page = await browser.signedIn('nainai', { locale: 'zh-CN' });
+    expect(await page.locator('nav a[href="/fridge"]').textContent()).toBe('冰箱');
+    const switcher = page.getByTestId('household-switcher');
+    const names = await switcher.locator('option').allTextContents();
+    expect(names.sort()).toEqual(['小贾家', '老王家']);
+    const active = await switcher.locator('option:checked').textContent();
+    const other = names.find((n) => n !== active) ?? '';
+    await switcher.selectOption({ label: other });
+    await expect.poll(() => switcher.locator('option:checked').textContent()).toBe(other);
+    await page.locator('#lang').selectOption('en');
+    await expect.poll(() => page.locator('nav a[href="/fridge"]').textContent()).toBe('Fridge');
+    expect(await page.evaluate('document.documentElement.lang')).toBe('en');
+
+    await page.locator('nav a[href="/preferences"]').click();
+    await page.locator('#pref-kind').selectOption('allergy');
+    await page.locator('#pref-label').fill('芒果');
+    await page.locator('#pref-person').fill('奶奶');
+    await page.locator('form[aria-label*="Preferences"] button[type=submit]').click();
+    await page.getByTestId('allergies').getByText('芒果').waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}preferences.png`, fullPage: true });
+    await page.locator('nav a[href="/recipes"]').click();
+    await page.getByTestId('recipe').first().waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}recipes.png`, fullPage: true });
+    await page.locator('nav a[href="/plan"]').click();
+    await page.getByTestId('meal-plan').locator('.day').first().waitFor();
+    expect(await page.getByTestId('meal-plan').locator('.day').count()).toBe(7);
+    await page.screenshot({ path: `${SCREENSHOTS}meal-plan.png`, fullPage: true });
+  });
+
+  it('works by keyboard and at phone width (375 px) without sideways scrolling', async () => {
+    h.model = new ControlledModel([final('好的')]);
+    const page = await browser.signedIn('xiaojia', { width: 375, locale: 'zh-CN' });
+    await page.goto('/assistant');
+    await page.locator('main h2').waitFor();
+    // Skip link first, then straight into the page: the question box, typed and sent by keyboard.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.className')).toBe('skip');
+    await page.keyboard.press('Enter');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('ask-input');
+    await page.keyboard.type('你好');
+    await page.keyboard.press('Enter');
+    await page.getByTestId('answer').waitFor();
+    for (const path of ['/fridge', '/assistant', '/playground']) {
+      await page.goto(path);
+      await page.locator('main h2').waitFor();
+      const overflow = await page.evaluate<number>(
+        'document.documentElement.scrollWidth - window.innerWidth',
+      );
+      expect(overflow, path).toBeLessThanOrEqual(0);
+    }
+    await page.goto('/fridge');
+    await page.getByTestId('fridge-item').first().waitFor();
+    await page.screenshot({ path: `${SCREENSHOTS}fridge-phone.png`, fullPage: true });
+  });
+});
