@@ -3,7 +3,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { AnyTool, Model, Principal, RunDeps, RunLimits } from 'reins';
+import type { AnyTool, Model, Principal, RunAgentOptions, RunDeps, RunLimits } from 'reins';
 import type { CounterStore } from './counter-store.js';
 import type { HealthCheck } from './health.js';
 import type { Logger } from './logging.js';
@@ -21,6 +21,8 @@ export interface AgentDefinition {
    * `GET /v1/agents`). `model` stays the default.
    */
   readonly models?: Readonly<Record<string, Model>>;
+  /** A structured final answer (action cards …): see `AnswerFormat` in `reins`. */
+  readonly answer?: RunAgentOptions['answer'];
 }
 
 /** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */

@@ -47,6 +47,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         tools: resolved.tools ?? [],
         ...(limits === undefined ? {} : { limits }),
         ...(resolved.instructions === undefined ? {} : { instructions: resolved.instructions }),
+        ...(resolved.answer === undefined ? {} : { answer: resolved.answer }),
         agent,
         principal,
         runId,
