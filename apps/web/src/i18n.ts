@@ -174,7 +174,17 @@ const ZH: Texts = {
   rawAnswer: '非结构化回答：模型输出无法解析，按原文显示',
   degraded: '已降级：由备用方案回答',
   streamingUnavailable: '无法实时推送：一次性显示完整回答',
-  statusLabel: (s: string) => `运行 ${s}`,
+  statusLabel: (s: string) =>
+    `${
+      {
+        success: '完成',
+        cancelled: '已停止',
+        stopped: '达到上限而停止',
+        error: '出错',
+        awaiting_approval: '等待确认',
+        awaiting_input: '等待回答',
+      }[s] ?? '运行'
+    } (${s})`,
   nutrition: '营养',
   per100g: '每 100 克',
   provenance: (p: string) =>

@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { act, ask, final, sessions } from './browser-session.js';
+import { testCardAnswer } from './test-cards.js';
 import { ControlledModel, SCREENSHOTS, startWebHarness, type WebHarness } from './web-harness.js';
 
 let h: WebHarness;
@@ -143,5 +144,48 @@ describe('the web UI in Chromium', () => {
     expect(await turn.getByTestId('answer-text').textContent()).toContain('JSON 回答');
     expect(await turn.locator('.step-observe').count()).toBe(1);
     expect(accepts).toEqual(['application/json']);
+  });
+
+  it('renders action cards from the structured answer, provenance stamped by code, demo mode labeled', async () => {
+    const answer = {
+      reply: '今晚做**番茄炒蛋**。',
+      cards: [
+        { type: 'recipe', name: '番茄炒蛋', ingredients: ['番茄', '鸡蛋'], missing: ['葱'] },
+        // The model claims mcp_exact for both; only 鸡蛋 was looked up.
+        { type: 'nutrition', food: '鸡蛋', per100g: { energyKcal: 134.5 }, provenance: 'mcp_exact' },
+        { type: 'nutrition', food: '番茄', per100g: { energyKcal: 18 }, provenance: 'mcp_exact' },
+        {
+          type: 'meal_plan',
+          entries: [
+            { date: '2026-12-01', slot: 'dinner', recipeName: '<img src=x onerror="window.__pwned=5">' },
+          ],
+        },
+      ],
+    };
+    h.answer = testCardAnswer;
+    h.model = new ControlledModel(
+      [act('nutrition_lookup', { food: '鸡蛋' }), JSON.stringify({ thought: 'done', final: answer })],
+      { demo: true },
+    );
+    try {
+      const page = await browser.signedIn();
+      await ask(page, '今晚吃什么？');
+      const turn = page.getByTestId('assistant-turn').last();
+      await turn.getByTestId('cards').waitFor();
+      expect(await turn.getByTestId('label-demo').isVisible()).toBe(true);
+      expect(await turn.getByTestId('answer-text').locator('strong').textContent()).toBe('番茄炒蛋');
+      const recipe = turn.getByTestId('card-recipe');
+      expect(await recipe.locator('h4').textContent()).toBe('番茄炒蛋');
+      expect(await recipe.locator('.missing').textContent()).toContain('葱');
+      const provenance = await turn.getByTestId('provenance').allTextContents();
+      expect(provenance.map((p) => p.split(' ')[0])).toEqual(['mcp_exact', 'llm_estimate']);
+      const plan = turn.getByTestId('card-meal_plan');
+      expect(await plan.textContent()).toContain('onerror');
+      expect(await plan.locator('img').count()).toBe(0);
+      expect(await page.evaluate('globalThis.__pwned')).toBeUndefined();
+      await page.screenshot({ path: `${SCREENSHOTS}assistant-cards.png`, fullPage: true });
+    } finally {
+      h.answer = undefined;
+    }
   });
 });

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { build } from 'vite';
 import { createReinsServer, type ReinsServer } from '@reins/server';
-import type { Model, ModelRequest, ModelResult, Principal } from 'reins';
+import type { Model, ModelRequest, ModelResult, Principal, RunAgentOptions } from 'reins';
 import { scriptModel, type ScriptReply } from 'reins/testing';
 import {
   createKitchenApp,
@@ -42,12 +42,14 @@ export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', i
 /** A model the test controls: scripted replies; a reply may wait at a gate the test opens. */
 export class ControlledModel implements Model {
   readonly name = 'script';
+  readonly demo: boolean;
   calls = 0;
   #inner: Model;
   #gate: Promise<void> | undefined;
-  constructor(replies: readonly ScriptReply[], gate?: Promise<void>) {
+  constructor(replies: readonly ScriptReply[], options: { gate?: Promise<void>; demo?: boolean } = {}) {
     this.#inner = scriptModel(replies);
-    this.#gate = gate;
+    this.#gate = options.gate;
+    this.demo = options.demo ?? false;
   }
   async call(request: ModelRequest): Promise<ModelResult> {
     this.calls++;
@@ -98,6 +100,8 @@ export interface WebHarness {
   readonly nutrition: ReturnType<typeof controlledNutrition>;
   /** The model the next runs get (the agent is built per request). */
   model: Model;
+  /** The answer format of the next runs (action cards); undefined: plain text answers. */
+  answer: RunAgentOptions['answer'];
   newContext(options?: { width?: number; height?: number; locale?: string }): Promise<BrowserContext>;
   close(): Promise<void>;
 }
@@ -124,9 +128,17 @@ export async function startWebHarness(): Promise<WebHarness> {
   await seedDemo(deps);
   const services = createKitchenServices(deps);
   const nutrition = controlledNutrition();
-  const harness = { model: new ControlledModel([]) as Model };
+  const harness: { model: Model; answer: RunAgentOptions['answer'] } = {
+    model: new ControlledModel([]),
+    answer: undefined,
+  };
   const reins = createReinsServer({
-    agents: { kitchen: () => kitchenAgent(services, { model: harness.model, nutrition: nutrition.lookup }) },
+    agents: {
+      kitchen: () => ({
+        ...kitchenAgent(services, { model: harness.model, nutrition: nutrition.lookup }),
+        ...(harness.answer === undefined ? {} : { answer: harness.answer }),
+      }),
+    },
     authenticate: async (request): Promise<Principal | undefined> => {
       const token = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
       const session = token === undefined ? null : await services.auth.authenticate(token);
