@@ -60,6 +60,18 @@ export async function startRun(
   }
   const runId = response.headers.get('x-run-id') ?? undefined;
   if (runId !== undefined) handlers.onRunId?.(runId);
+  return readRunResponse(response, runId, handlers.onEvent);
+}
+
+/**
+ * Reads a run response: SSE frame by frame, or the JSON document `{record, events}` replayed
+ * through `onEvent`; an error status becomes data.
+ */
+export async function readRunResponse(
+  response: Response,
+  runId: string | undefined,
+  onEvent: (event: WireEvent) => void,
+): Promise<RunOutcome> {
   const type = response.headers.get('content-type') ?? '';
   if (!response.ok) {
     const body = obj(await response.json().catch(() => null));
@@ -75,7 +87,7 @@ export async function startRun(
   }
   if (type.includes('text/event-stream') && response.body !== null) {
     try {
-      await readSse(response.body, handlers.onEvent);
+      await readSse(response.body, onEvent);
       return { runId, transport: 'sse' };
     } catch (error) {
       return { runId, transport: 'sse', error: failure(error) };
@@ -83,8 +95,36 @@ export async function startRun(
   }
   const document = obj(await response.json().catch(() => null));
   const events = Array.isArray(document?.['events']) ? (document['events'] as unknown[]) : [];
-  for (const event of events) if (obj(event) !== undefined) handlers.onEvent(event as WireEvent);
+  for (const event of events) if (obj(event) !== undefined) onEvent(event as WireEvent);
   return { runId, transport: 'json', record: document?.['record'] };
+}
+
+/**
+ * Answers the clarifying question a paused run waits for (`POST /v1/runs/:id/answer
+ * {questionId, answer}`) and follows the resumed run to its next stop, into `onEvent`.
+ */
+export async function answerRun(
+  runId: string,
+  body: { readonly questionId: string; readonly answer: string },
+  onEvent: (event: WireEvent) => void,
+  options: { readonly signal?: AbortSignal; readonly fetch?: typeof fetch } = {},
+): Promise<RunOutcome> {
+  const doFetch = options.fetch ?? fetch;
+  try {
+    const response = await doFetch(`/v1/runs/${encodeURIComponent(runId)}/answer`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: canStream() ? 'text/event-stream' : 'application/json',
+        ...authHeaders(),
+      },
+      body: JSON.stringify(body),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
+    return await readRunResponse(response, runId, onEvent);
+  } catch (error) {
+    return { runId, transport: 'sse', error: failure(error) };
+  }
 }
 
 function failure(error: unknown): { code: string; message: string } {

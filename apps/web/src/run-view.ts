@@ -50,6 +50,8 @@ export class RunView {
 
   push(event: WireEvent): void {
     this.events.push(event);
+    // A paused run (awaiting an answer or an approval) goes on in the same log once answered.
+    if (this.status?.startsWith('awaiting_') === true && event.type !== 'done') this.resume();
     const plan = planOf(event);
     if (plan !== undefined) this.#options.onPlan?.(plan);
     if (event.type === 'message') {
@@ -63,6 +65,13 @@ export class RunView {
     if (event.type === 'done') this.finish(str(event['status'], 'error'));
     const row = timelineRow(event, this.#options.detailed);
     if (row !== null) this.#steps.append(row);
+  }
+
+  resume(): void {
+    this.status = undefined;
+    this.el.setAttribute('aria-busy', 'true');
+    delete this.el.dataset['status'];
+    replace(this.#status, `${t().thinking}…`);
   }
 
   /** The run's end as seen here (also when the stream broke off without a `done`). */

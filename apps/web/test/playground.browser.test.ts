@@ -181,4 +181,71 @@ describe('the playground and the pages around it, in Chromium', () => {
     await page.getByTestId('fridge-item').first().waitFor();
     await page.screenshot({ path: `${SCREENSHOTS}fridge-phone.png`, fullPage: true });
   });
+
+  it('answers a clarifying question and follows the resumed run; a degraded answer is labeled (server faked)', async () => {
+    const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
+    const sse = (events: object[]) =>
+      events
+        .map((e, i) => `id: ${i}\nevent: ${(e as { type: string }).type}\ndata: ${JSON.stringify(e)}\n\n`)
+        .join('');
+    const answers: unknown[] = [];
+    await page.route('**/v1/runs', (route) =>
+      route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream', 'x-run-id': 'run-clarify' },
+        body: sse([
+          { type: 'start', agent: 'kitchen', model: 'script', demo: false },
+          {
+            type: 'clarify',
+            questionId: 'q1',
+            question: 'Which day?',
+            candidates: [
+              { value: 'sat', label: 'Saturday' },
+              { value: 'sun', label: 'Sunday' },
+            ],
+          },
+          { type: 'done', status: 'awaiting_input' },
+        ]),
+      }),
+    );
+    await page.route('**/v1/runs/run-clarify/answer', async (route) => {
+      answers.push(route.request().postDataJSON());
+      await route.fulfill({
+        status: 200,
+        headers: { 'content-type': 'text/event-stream' },
+        body: sse([
+          { type: 'step', phase: 'act', index: 2, tool: 'meal_plan_week', input: { day: 'sat' } },
+          {
+            type: 'message',
+            text: 'Saturday it is.',
+            format: 'structured',
+            demo: false,
+            degraded: [
+              {
+                tool: 'nutrition_lookup',
+                fallback: 'nutrition_estimate',
+                reason: { code: 'SERVICE_UNAVAILABLE', message: 'down' },
+                lost: 'exact values',
+              },
+            ],
+          },
+          { type: 'done', status: 'success' },
+        ]),
+      });
+    });
+    await page.locator('nav a[href="/assistant"]').click();
+    await page.locator('#ask-input').fill('Plan a dinner');
+    await page.locator('#ask-input').press('Enter');
+    const turn = page.getByTestId('assistant-turn').last();
+    await turn.getByTestId('clarify').waitFor();
+    expect(await turn.getByTestId('run-status').textContent()).toContain('awaiting_input');
+    await turn.getByRole('button', { name: 'Saturday' }).click();
+    await expect.poll(() => turn.getByTestId('run-status').textContent()).toContain('success');
+    expect(answers).toEqual([{ questionId: 'q1', answer: 'sat' }]);
+    expect(await turn.getByTestId('answer-text').textContent()).toContain('Saturday it is.');
+    expect(await turn.locator('.step-act').textContent()).toContain('meal_plan_week');
+    expect(await turn.getByTestId('label-degraded').textContent()).toContain(
+      'nutrition_lookup → nutrition_estimate (exact values)',
+    );
+  });
 });

@@ -1,6 +1,7 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { cancelRun, startRun } from '../run-client.js';
+import { clarifyForm } from '../clarify.js';
 import { RunView } from '../run-view.js';
 
 export const ASSISTANT_AGENT = 'kitchen';
@@ -33,10 +34,13 @@ export function assistantPage(): HTMLElement {
 
   const ask = async (question: string) => {
     log.append(h('div', { class: 'bubble user' }, question));
-    const view = new RunView({ detailed: false });
+    let runId: string | undefined;
+    const view: RunView = new RunView({
+      detailed: false,
+      onClarify: (event) => clarifyForm(event, view, () => runId),
+    });
     log.append(h('div', { class: 'bubble assistant', 'data-testid': 'assistant-turn' }, view.el));
     const controller = new AbortController();
-    let runId: string | undefined;
     let stopping = false;
     stop = () => {
       if (stopping) return;

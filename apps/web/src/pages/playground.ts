@@ -4,6 +4,7 @@ import { t } from '../i18n.js';
 import { planGraph } from '../plan-graph.js';
 import { readSse, cancelRun, startRun } from '../run-client.js';
 import { arr, num, obj, str, type PlanVersion, type WireEvent } from '../run-events.js';
+import { clarifyForm } from '../clarify.js';
 import { RunView } from '../run-view.js';
 import { errorLine, field } from './common.js';
 
@@ -118,13 +119,15 @@ export function playgroundPage(): HTMLElement {
     syncAgent();
   };
 
+  let currentRunId: string | undefined;
   const newView = (): RunView => {
     replace(graph);
     replace(downloadSlot);
     const status = new Map<string, string>();
     let plan: PlanVersion | undefined;
-    const view = new RunView({
+    const view: RunView = new RunView({
       detailed: true,
+      onClarify: (event) => clarifyForm(event, view, () => currentRunId),
       onPlan: (p) => {
         plan = p;
         replace(graph, h('h3', {}, `${t().planGraph} v${p.version} (${p.reason})`), planGraph(p, status));
@@ -179,6 +182,7 @@ export function playgroundPage(): HTMLElement {
     const view = newView();
     const controller = new AbortController();
     let runId: string | undefined;
+    currentRunId = undefined;
     stop = () => {
       stopButton.disabled = true;
       if (runId === undefined) controller.abort();
@@ -193,7 +197,7 @@ export function playgroundPage(): HTMLElement {
         maxSteps: Number(maxSteps.value),
         ...(modelSelect.value === '' ? {} : { model: modelSelect.value }),
       },
-      { onEvent: (e) => view.push(e), onRunId: (id) => (runId = id) },
+      { onEvent: (e) => view.push(e), onRunId: (id) => (runId = currentRunId = id) },
       { signal: controller.signal },
     );
     if (outcome.error !== undefined) view.error(outcome.error.code, outcome.error.message);
@@ -206,6 +210,7 @@ export function playgroundPage(): HTMLElement {
 
   /** Plays a logged run back into a fresh view, paced like the original (each gap capped). */
   const replay = async (events: readonly WireEvent[], runId?: string) => {
+    currentRunId = runId;
     const view = newView();
     let last: number | undefined;
     for (const event of events) {
