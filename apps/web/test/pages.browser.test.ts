@@ -106,7 +106,7 @@ describe('the web UI in Chromium', () => {
     });
     h.model = new ControlledModel([
       final(
-        `结果 ${payload} [点我](javascript:window.__pwned=3) ![x](http://203.0.113.9/x.png) <a href="javascript:alert(1)">a</a>`,
+        `结果 ${payload} [点我](javascript:window.__pwned=3) [文档](https://203.0.113.9/docs) ![x](http://203.0.113.9/x.png) <a href="javascript:alert(1)">a</a>`,
       ),
     ]);
     const page = await browser.signedIn();
@@ -124,6 +124,11 @@ describe('the web UI in Chromium', () => {
     expect(await turn.getByTestId('answer-text').textContent()).toContain('<script>');
     expect(await turn.locator('img, script, iframe').count()).toBe(0);
     expect(await turn.locator('a[href^="javascript"]').count()).toBe(0);
+    const links = turn.getByTestId('answer-text').locator('a');
+    expect(await links.count()).toBe(1); // only the https link is a link
+    expect(await links.getAttribute('href')).toBe('https://203.0.113.9/docs');
+    expect(await links.getAttribute('rel')).toBe('noopener noreferrer nofollow');
+    expect(await turn.getByTestId('answer-text').textContent()).toContain('[x]'); // the image's alt, not the image
     await new Promise((r) => setTimeout(r, 200));
     expect(await page.evaluate('globalThis.__pwned')).toBeUndefined();
     expect(page.dialogs).toBe(0);

@@ -1,6 +1,7 @@
 import { api } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
+import { byExpiry } from '../parse-input.js';
 import type { FridgeItem, Location } from '../types.js';
 import { errorLine, field } from './common.js';
 
@@ -12,13 +13,6 @@ function locationSelect(value: Location = 'fridge'): HTMLSelectElement {
     { name: 'location' },
     LOCATIONS.map((l) => h('option', { value: l, selected: l === value }, t()[`${l}_loc`])),
   );
-}
-
-/** Expiring soonest first; items without a date last, then by name. */
-export function byExpiry(a: FridgeItem, b: FridgeItem): number {
-  const x = a.daysLeft ?? Number.POSITIVE_INFINITY;
-  const y = b.daysLeft ?? Number.POSITIVE_INFINITY;
-  return x === y ? a.name.localeCompare(b.name) : x - y;
 }
 
 export function fridgePage(): HTMLElement {

@@ -1,24 +1,9 @@
 import { api } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
-import type { Ingredient, Recipe } from '../types.js';
+import { parseIngredients } from '../parse-input.js';
+import type { Recipe } from '../types.js';
 import { errorLine, field } from './common.js';
-
-/** `番茄, 2, 个` per line → ingredients (quantity and unit optional). */
-export function parseIngredients(text: string): Ingredient[] {
-  return text
-    .split('\n')
-    .map((line) => line.split(/[,，]/).map((s) => s.trim()))
-    .filter((parts) => (parts[0] ?? '') !== '')
-    .map(([name = '', qty, unit]) => {
-      const quantity = qty === undefined || qty === '' ? null : Number(qty);
-      return {
-        name,
-        quantity: quantity !== null && Number.isFinite(quantity) && quantity > 0 ? quantity : null,
-        unit: unit === undefined || unit === '' ? null : unit,
-      };
-    });
-}
 
 export function recipesPage(): HTMLElement {
   const list = h('div', { class: 'recipe-list', 'data-testid': 'recipe-list' });
