@@ -40,23 +40,54 @@ function title(card: Record<string, unknown>, ...keys: string[]): string {
 }
 
 function recipeCard(card: Record<string, unknown>): HTMLElement {
-  const ingredients = arr(card['ingredients']).map(ingredientText);
+  const uses = arr(card['uses'] ?? card['ingredients']).map(ingredientText);
   const missing = arr(card['missing']).map(ingredientText);
+  const tags = arr(card['tags'])
+    .map((x) => str(x))
+    .filter((x) => x !== '');
   const steps = arr(card['steps']).map((s) => str(s, JSON.stringify(s)));
+  const origin = str(card['origin']);
+  const reason = str(card['reason']);
   return h(
     'article',
     { class: 'card card-recipe', 'data-testid': 'card-recipe' },
-    h('p', { class: 'card-kind' }, t().recipe),
+    h(
+      'p',
+      { class: 'card-kind' },
+      t().recipe,
+      origin !== '' &&
+        h(
+          'span',
+          { class: `origin origin-${origin === 'household' ? 'household' : 'suggestion'}` },
+          ` · ${origin === 'household' ? t().fromHousehold : t().suggestion}`,
+        ),
+    ),
     h('h4', {}, title(card, 'name', 'title', 'recipeName')),
-    ingredients.length > 0 && h('p', {}, `${t().ingredients}: ${ingredients.join('、')}`),
+    reason !== '' && h('p', {}, reason),
+    uses.length > 0 && h('p', {}, `${t().uses}: ${uses.join('、')}`),
     missing.length > 0 && h('p', { class: 'missing' }, `${t().missing}: ${missing.join('、')}`),
+    tags.length > 0 && h('p', { class: 'muted' }, tags.join(' · ')),
     steps.length > 0 &&
       h(
         'ol',
         {},
         steps.map((s) => h('li', {}, s)),
       ),
-    rows(card, ['type', 'name', 'title', 'recipeName', 'ingredients', 'missing', 'steps', 'id', 'recipeId']),
+    rows(card, [
+      'type',
+      'name',
+      'title',
+      'recipeName',
+      'uses',
+      'ingredients',
+      'missing',
+      'tags',
+      'steps',
+      'id',
+      'recipeId',
+      'origin',
+      'reason',
+    ]),
   );
 }
 
@@ -78,9 +109,12 @@ const NUTRIENTS: readonly [string, string][] = [
 ];
 
 function nutritionCard(card: Record<string, unknown>): HTMLElement {
-  const values = obj(card['per100g']) ?? obj(card['values']) ?? obj(card['nutrients']) ?? {};
+  const values = obj(card['values']) ?? obj(card['per100g']) ?? obj(card['nutrients']) ?? {};
   const provenance = str(card['provenance'], 'llm_estimate');
+  const basis = str(card['basis'], 'per_100g');
   const known = NUTRIENTS.filter(([key]) => num(values[key]) !== undefined);
+  const source = str(card['source']);
+  const note = str(card['note']);
   return h(
     'article',
     { class: 'card card-nutrition', 'data-testid': 'card-nutrition' },
@@ -95,19 +129,34 @@ function nutritionCard(card: Record<string, unknown>): HTMLElement {
       h(
         'table',
         {},
-        h('caption', {}, t().per100g),
+        h('caption', {}, basis === 'per_serving' ? t().perServing : t().per100g),
         h(
           'tbody',
           {},
           known.map(([key, label]) => h('tr', {}, h('th', {}, label), h('td', {}, String(num(values[key]))))),
         ),
       ),
-    rows(card, ['type', 'food', 'name', 'dish', 'per100g', 'values', 'nutrients', 'provenance']),
+    note !== '' && h('p', { class: 'muted' }, note),
+    source !== '' && h('p', { class: 'muted source' }, `${t().source}: ${source}`),
+    rows(card, [
+      'type',
+      'food',
+      'name',
+      'dish',
+      'per100g',
+      'values',
+      'nutrients',
+      'provenance',
+      'basis',
+      'source',
+      'note',
+    ]),
   );
 }
 
 function mealPlanCard(card: Record<string, unknown>): HTMLElement {
   const entries = arr(card['entries'] ?? card['days'] ?? card['meals']);
+  const note = str(card['note']);
   return h(
     'article',
     { class: 'card card-meal-plan', 'data-testid': 'card-meal_plan' },
@@ -121,16 +170,20 @@ function mealPlanCard(card: Record<string, unknown>): HTMLElement {
           const o = obj(e) ?? {};
           const slot = str(o['slot']);
           const slotText = slot === 'breakfast' || slot === 'lunch' || slot === 'dinner' ? t()[slot] : slot;
+          const status = str(o['status']);
           return h(
             'li',
-            {},
+            { class: status === 'suggested' ? 'entry-suggested' : 'entry-planned' },
             [str(o['date']), slotText, title(o, 'recipeName', 'recipe', 'name')]
               .filter((x) => x !== '')
               .join(' · '),
+            status !== '' &&
+              h('span', { class: 'badge' }, status === 'suggested' ? t().suggested : t().planned),
           );
         }),
       ),
-    rows(card, ['type', 'title', 'name', 'entries', 'days', 'meals']),
+    note !== '' && h('p', { class: 'muted' }, note),
+    rows(card, ['type', 'title', 'name', 'entries', 'days', 'meals', 'note']),
   );
 }
 

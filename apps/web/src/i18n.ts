@@ -71,6 +71,13 @@ const EN = {
   statusLabel: (s: string) => `Run ${s}`,
   nutrition: 'Nutrition',
   per100g: 'per 100 g',
+  perServing: 'per serving',
+  source: 'Source',
+  uses: 'Uses',
+  fromHousehold: 'household recipe',
+  suggestion: 'suggestion',
+  suggested: 'suggested',
+  planned: 'planned',
   provenance: (p: string) =>
     p === 'mcp_exact'
       ? 'mcp_exact — matched a data-source entry'
@@ -187,6 +194,13 @@ const ZH: Texts = {
     } (${s})`,
   nutrition: '营养',
   per100g: '每 100 克',
+  perServing: '每份',
+  source: '来源',
+  uses: '用到',
+  fromHousehold: '家里的菜谱',
+  suggestion: '建议',
+  suggested: '建议',
+  planned: '已安排',
   provenance: (p: string) =>
     p === 'mcp_exact'
       ? 'mcp_exact — 与数据源精确匹配'

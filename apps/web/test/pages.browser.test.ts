@@ -155,14 +155,26 @@ describe('the web UI in Chromium', () => {
     const answer = {
       reply: '今晚做**番茄炒蛋**。',
       cards: [
-        { type: 'recipe', name: '番茄炒蛋', ingredients: ['番茄', '鸡蛋'], missing: ['葱'] },
+        { type: 'recipe', name: '番茄炒蛋', origin: 'suggestion', uses: ['番茄', '鸡蛋'], missing: ['葱'] },
         // The model claims mcp_exact for both; only 鸡蛋 was looked up.
-        { type: 'nutrition', food: '鸡蛋', per100g: { energyKcal: 134.5 }, provenance: 'mcp_exact' },
-        { type: 'nutrition', food: '番茄', per100g: { energyKcal: 18 }, provenance: 'mcp_exact' },
+        {
+          type: 'nutrition',
+          food: '鸡蛋',
+          basis: 'per_100g',
+          values: { energyKcal: 134.5 },
+          provenance: 'mcp_exact',
+        },
+        { type: 'nutrition', food: '番茄', values: { energyKcal: 18 }, provenance: 'mcp_exact' },
         {
           type: 'meal_plan',
+          title: '本周晚餐',
           entries: [
-            { date: '2026-12-01', slot: 'dinner', recipeName: '<img src=x onerror="window.__pwned=5">' },
+            {
+              date: '2026-12-01',
+              slot: 'dinner',
+              recipeName: '<img src=x onerror="window.__pwned=5">',
+              status: 'suggested',
+            },
           ],
         },
       ],
@@ -182,6 +194,7 @@ describe('the web UI in Chromium', () => {
       const recipe = turn.getByTestId('card-recipe');
       expect(await recipe.locator('h4').textContent()).toBe('番茄炒蛋');
       expect(await recipe.locator('.missing').textContent()).toContain('葱');
+      expect(await recipe.textContent()).toContain('用到: 番茄、鸡蛋');
       const provenance = await turn.getByTestId('provenance').allTextContents();
       expect(provenance.map((p) => p.split(' ')[0])).toEqual(['mcp_exact', 'llm_estimate']);
       const plan = turn.getByTestId('card-meal_plan');

@@ -7,21 +7,32 @@ import { defineAnswer } from 'reins';
  * provenance stamped by code from the run's nutrition observations — a model's own claim is
  * overwritten.
  */
+// Same field names as the kitchen's cards (apps/kitchen/src/assistant/cards.ts on `kitchen`).
 const recipe = z.object({
   type: z.literal('recipe'),
   name: z.string(),
-  ingredients: z.array(z.string()),
+  origin: z.enum(['household', 'suggestion']).optional(),
+  uses: z.array(z.string()).optional(),
   missing: z.array(z.string()).optional(),
 });
 const nutrition = z.object({
   type: z.literal('nutrition'),
   food: z.string(),
-  per100g: z.record(z.string(), z.number()).optional(),
+  basis: z.enum(['per_100g', 'per_serving']).optional(),
+  values: z.record(z.string(), z.number()).optional(),
   provenance: z.string().optional(),
 });
 const mealPlan = z.object({
   type: z.literal('meal_plan'),
-  entries: z.array(z.object({ date: z.string(), slot: z.string(), recipeName: z.string() })),
+  title: z.string(),
+  entries: z.array(
+    z.object({
+      date: z.string(),
+      slot: z.string(),
+      recipeName: z.string(),
+      status: z.enum(['planned', 'suggested']),
+    }),
+  ),
 });
 const cards = z.object({
   reply: z.string(),

@@ -167,6 +167,8 @@ export async function startWebHarness(): Promise<WebHarness> {
         locale: options.locale ?? 'zh-CN',
         baseURL: url,
       });
+      // Well inside vitest's 20 s per test, so a missing element fails with playwright's message.
+      context.setDefaultTimeout(8_000);
       return context;
     },
     async close() {
