@@ -6,6 +6,14 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: new URL('.', import.meta.url).pathname,
   base: '/',
+  // `npm run dev -w @reins/web`: the pages with hot reload, the APIs from a running kitchen
+  // (`npm start`, port 8787 unless KITCHEN_URL says otherwise).
+  server: {
+    host: '127.0.0.1',
+    proxy: Object.fromEntries(
+      ['/api', '/v1', '/health'].map((path) => [path, process.env['KITCHEN_URL'] ?? 'http://127.0.0.1:8787']),
+    ),
+  },
   build: {
     outDir: 'dist',
     emptyOutDir: true,
