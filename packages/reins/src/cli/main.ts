@@ -11,6 +11,7 @@ const EXIT: Readonly<Record<RunStatus, number>> = {
   error: 1,
   stopped: 3,
   awaiting_approval: 4,
+  awaiting_input: 5,
   cancelled: 130,
 };
 

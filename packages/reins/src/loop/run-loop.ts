@@ -18,6 +18,9 @@ import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.j
 import { stopNotice } from './stop-notice.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import { parseSummary, refusal, runsAlone } from './step-rules.js';
+import type { DecisionParse } from '../decision/index.js';
+import type { ClarifyOptions, Clarifications } from '../plan/clarify.js';
+import { askUser } from '../plan/ask-user.js';
 
 export interface LoopContext {
   readonly agent: string;
@@ -36,6 +39,11 @@ export interface LoopContext {
   readonly approvals?: Approvals | undefined;
   /** The run's deadline, paused while the run waits for its user. */
   readonly deadline?: { pause(): void; resume(): void } | undefined;
+  /** Opt-in: an `ask` pauses the run for its user's answer instead of ending it. */
+  readonly clarify?:
+    { readonly clarifications: Clarifications; readonly options: ClarifyOptions } | undefined;
+  /** The decision parser (default `parseDecision`; structured reasoning: `parseReasonedDecision`). */
+  readonly parse?: ((raw: string) => DecisionParse) | undefined;
 }
 
 /**
@@ -67,7 +75,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   readonly #onAbort = (): void => {
     this.#modelCall.settle?.(ABORTED);
     this.#ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
+    this.#ctx.clarify?.clarifications.close();
   };
+  readonly #parse: (raw: string) => DecisionParse;
 
   constructor(ctx: LoopContext) {
     this.#ctx = ctx;
@@ -76,6 +86,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     if (ctx.approvals !== undefined) ctx.act.approval = this;
     this.#started = ctx.deps.now();
     this.#demo = ctx.model.demo === true;
+    this.#parse = ctx.parse ?? parseDecision;
   }
 
   async run(): Promise<void> {
@@ -126,7 +137,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
 
         const toolCalls = result.toolCalls;
         const native = toolCalls !== undefined && toolCalls.length > 0;
-        const parse = native ? decisionFromToolCalls(result.text, toolCalls) : parseDecision(result.text);
+        const parse = native ? decisionFromToolCalls(result.text, toolCalls) : this.#parse(result.text);
         const reasonEnd = deps.now();
         log.append(
           {
@@ -148,7 +159,19 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         );
 
         const next = resolveTurn(parse, this.#turn, finalStep, limits.maxCallsPerStep);
-        if (next.kind === 'answer' || next.kind === 'stop') return this.#end(step, next);
+        if (next.kind === 'answer' || next.kind === 'stop') {
+          // Only on the way out: a run without `clarify` pays nothing per step for it.
+          if (
+            next.kind === 'answer' &&
+            next.intent === 'ask' &&
+            this.#ctx.clarify !== undefined &&
+            !finalStep
+          ) {
+            if (await this.#clarify(step, next.text, result.text)) continue;
+            return;
+          }
+          return this.#end(step, next);
+        }
 
         if (next.kind === 'act_many') {
           const observations = await this.#actMany(step, next.calls, reasonEnd);
@@ -179,8 +202,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
       // A bug in the loop, or a value it could not handle: still end the log, with the real
       // step count and usage, so no consumer hangs and the evidence stays true.
       const last = log.events.at(-1);
-      if (log.closed && last?.type === 'done' && last.status === 'awaiting_approval') {
+      if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
         this.#ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
+        this.#ctx.clarify?.clarifications.close();
         if (log.closed) log.reopen();
       }
       if (!log.closed) {
@@ -330,6 +354,47 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     this.#done('awaiting_approval');
     deadline?.pause();
     return answered;
+  }
+
+  /**
+   * Pauses the run on an `ask` (`clarify` then `done {awaiting_input}`); the answer goes into
+   * the history and the loop goes on (true). A stop or a cancel ends the run here (false).
+   */
+  async #clarify(step: number, question: string, said: string): Promise<boolean> {
+    const { log, deps, limits, deadline, prompt } = this.#ctx;
+    const clarify = this.#ctx.clarify;
+    if (clarify === undefined) return false;
+    this.#completed = step;
+    const asked = await askUser(
+      {
+        log,
+        deps,
+        clarifications: clarify.clarifications,
+        options: clarify.options,
+        defaultTimeoutMs: limits.approvalTtlMs,
+        signal: this.#act.signal,
+        deadline,
+        pause: () => this.#done('awaiting_input'),
+      },
+      { question, candidates: [] },
+    );
+    if (asked.kind === 'cancelled') {
+      this.#endAborted();
+      return false;
+    }
+    if (asked.kind === 'stop') {
+      log.append({
+        type: 'message',
+        text: asked.why,
+        format: 'structured',
+        intent: 'notice',
+        demo: this.#demo,
+      });
+      this.#done('stopped', 'unanswered');
+      return false;
+    }
+    prompt.rememberAnswer(said, asked.value, asked.defaulted);
+    return true;
   }
 
   /** A tool's progress report, as a live `progress` event of the step whose call it is. */
