@@ -320,6 +320,8 @@ function replanOrStop(state: PlanState, ctx: PlanContext, problems: readonly Pla
     return 'planner';
   }
   const listed = problems.map((p) => p.message).join('; ');
+  // Steps of an earlier version ran: the answer says what they found, and that the rest failed.
+  if (state.outcomes.some((o) => o.status !== 'skipped')) return 'responder';
   return stop(
     state,
     ctx,
