@@ -13,6 +13,41 @@ import { scriptModel } from 'reins/testing';
 import { final } from '../helpers.js';
 import { claimsTools, plan, step } from './plan-tools.js';
 
+/**
+ * `slow_a` and `slow_b` each wait for the other to start (or `waitMs`): run one after the
+ * other, `most` stays 1. `sum` adds.
+ */
+function pairTools(waitMs: number) {
+  const seen = { most: 0, active: 0, started: 0 };
+  let bothStarted: () => void = () => undefined;
+  const barrier = new Promise<void>((resolve) => (bothStarted = resolve));
+  const slow = (name: string) =>
+    defineTool({
+      name,
+      description: name,
+      input: z.object({ n: z.number() }),
+      output: z.object({ n: z.number() }),
+      readOnly: true,
+      run: async ({ n }) => {
+        seen.active++;
+        seen.most = Math.max(seen.most, seen.active);
+        if (++seen.started === 2) bothStarted();
+        await Promise.race([barrier, new Promise((r) => setTimeout(r, waitMs))]);
+        seen.active--;
+        return { n };
+      },
+    });
+  const sum = defineTool({
+    name: 'sum',
+    description: 'adds',
+    input: z.object({ a: z.number(), b: z.number() }),
+    output: z.object({ total: z.number() }),
+    readOnly: true,
+    run: ({ a, b }) => ({ total: a + b }),
+  });
+  return { tools: [slow('slow_a'), slow('slow_b'), sum], seen };
+}
+
 const plans = (events: readonly RunEvent[]) =>
   events.filter((e): e is PlanStepEvent => e.type === 'step' && e.phase === 'plan');
 const acts = (events: readonly RunEvent[]) =>
@@ -72,36 +107,7 @@ describe('plan-and-execute runs', () => {
   });
 
   it('runs two independent steps concurrently and the dependent one after both', async () => {
-    let active = 0;
-    let most = 0;
-    let started = 0;
-    const bothStarted: { resolve?: () => void; promise: Promise<void> } = { promise: Promise.resolve() };
-    bothStarted.promise = new Promise<void>((resolve) => (bothStarted.resolve = resolve));
-    const slow = (name: string) =>
-      defineTool({
-        name,
-        description: name,
-        input: z.object({ n: z.number() }),
-        output: z.object({ n: z.number() }),
-        readOnly: true,
-        run: async ({ n }) => {
-          active++;
-          most = Math.max(most, active);
-          if (++started === 2) bothStarted.resolve?.();
-          // Each waits for the other to start (or 1 s): run one after the other, `most` stays 1.
-          await Promise.race([bothStarted.promise, new Promise((r) => setTimeout(r, 1_000))]);
-          active--;
-          return { n };
-        },
-      });
-    const sum = defineTool({
-      name: 'sum',
-      description: 'adds',
-      input: z.object({ a: z.number(), b: z.number() }),
-      output: z.object({ total: z.number() }),
-      readOnly: true,
-      run: ({ a, b }) => ({ total: a + b }),
-    });
+    const { tools, seen } = pairTools(1_000);
     const model = scriptModel([
       plan([
         step('a', 'slow_a', { n: 1 }),
@@ -110,15 +116,26 @@ describe('plan-and-execute runs', () => {
       ]),
       final('3'),
     ]);
-    const run = runPlanAgent({ query: 'add', model, tools: [slow('slow_a'), slow('slow_b'), sum] });
+    const run = runPlanAgent({ query: 'add', model, tools });
     expect((await run.result).status).toBe('success');
-    expect(most).toBe(2);
+    expect(seen.most).toBe(2);
     const seqOf = (phase: 'act' | 'observe', id: string) =>
       run.events.find((e) => e.type === 'step' && e.phase === phase && e.planStepId === id)?.seq ?? -1;
     expect(seqOf('act', 'b')).toBeLessThan(seqOf('observe', 'a'));
     expect(seqOf('act', 'c')).toBeGreaterThan(seqOf('observe', 'a'));
     expect(seqOf('act', 'c')).toBeGreaterThan(seqOf('observe', 'b'));
     expect(acts(run.events).find((a) => a.planStepId === 'c')?.input).toEqual({ a: 1, b: 2 });
+  });
+
+  it('independent steps are bounded by toolConcurrency', async () => {
+    const { tools, seen } = pairTools(30);
+    const model = scriptModel([
+      plan([step('a', 'slow_a', { n: 1 }), step('b', 'slow_b', { n: 2 })]),
+      final('ok'),
+    ]);
+    const run = runPlanAgent({ query: 'x', model, tools, limits: { toolConcurrency: 1 } });
+    expect((await run.result).status).toBe('success');
+    expect(seen.most).toBe(1);
   });
 
   it('re-plans the remaining steps once after a step fails with INVALID_PARAMETER', async () => {
