@@ -255,6 +255,18 @@ const MUTANTS = [
     'if (false) {',
   ],
   ...PLAN_MUTANTS,
+  [
+    'structured answer not checked against its schema',
+    `${src}answer-format.ts`,
+    "if (!parsed.success) return { text: reply.text, format: 'raw' };",
+    '',
+  ],
+  [
+    'structured answer not stamped by code',
+    `${src}answer-format.ts`,
+    'format.finalize === undefined',
+    'true',
+  ],
 ];
 
 // MUTANTS=plan runs the plan-and-execute mutants alone.

@@ -3,7 +3,16 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { AnyTool, ClarifyOptions, DomainValidator, Model, Principal, RunDeps, RunLimits } from 'reins';
+import type {
+  AnyTool,
+  ClarifyOptions,
+  DomainValidator,
+  Model,
+  Principal,
+  RunAgentOptions,
+  RunDeps,
+  RunLimits,
+} from 'reins';
 import type { CounterStore } from './counter-store.js';
 import type { HealthCheck } from './health.js';
 import type { Logger } from './logging.js';
@@ -31,6 +40,8 @@ export interface AgentDefinition {
   /** Plan agents: steps per plan (default 8) and re-plans per run (default 1). */
   readonly maxPlanSteps?: number;
   readonly maxReplans?: number;
+  /** A structured final answer (action cards …): see `AnswerFormat` in `reins`. ReAct agents only (for now). */
+  readonly answer?: RunAgentOptions['answer'];
 }
 
 /** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */

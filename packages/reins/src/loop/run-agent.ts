@@ -26,6 +26,7 @@ import {
   type ClarifyOptions,
   type PendingQuestion,
 } from '../plan/clarify.js';
+import { answerFormatPrompt, type AnswerFormat } from '../answer-format.js';
 
 export interface RunAgentOptions {
   readonly query: string;
@@ -59,6 +60,11 @@ export interface RunAgentOptions {
    * next_action}` (seed 001 §4.2); non-empty `missing_info` is asked for, never guessed.
    */
   readonly decisionFormat?: 'plain' | 'structured';
+  /**
+   * A structured final answer (e.g. action cards): checked against its schema with one
+   * repair; the message carries `data`, or the raw text labeled `format: "raw"`.
+   */
+  readonly answer?: AnswerFormat<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any T: the run only hands data back to the format's own functions
 }
 
 /** A started run: iterate it for live events (each iterator replays from `start`). */
@@ -139,7 +145,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     toolNames: names,
     timeouts,
     abort,
-    prompt: new PromptBuilder(options.query, specs, limits, options.instructions),
+    prompt: new PromptBuilder(options.query, specs, limits, withAnswerFormat(options)),
     limits,
     log,
     deps,
@@ -147,6 +153,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     deadline: deadline instanceof RunDeadline ? deadline : undefined,
     clarify: clarifications === undefined ? undefined : { clarifications, options: options.clarify ?? {} },
     parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
+    answer: options.answer,
     act: {
       registry,
       principal,
@@ -278,4 +285,11 @@ export class RunHandle implements AgentRun {
   follow(fromSeq: number): AsyncIterableIterator<RunEvent> {
     return this.#log.follow(fromSeq);
   }
+}
+
+/** The agent's instructions, with the answer object described when the agent has a format. */
+function withAnswerFormat(options: RunAgentOptions): string | undefined {
+  if (options.answer === undefined) return options.instructions;
+  const format = answerFormatPrompt(options.answer);
+  return options.instructions === undefined ? format : `${options.instructions}\n\n${format}`;
 }

@@ -36,7 +36,7 @@ import {
 import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
 import { TaskState, type TaskStateSnapshot } from './task-state.js';
 
-export interface PlanAgentOptions extends Omit<RunAgentOptions, 'clarify' | 'decisionFormat'> {
+export interface PlanAgentOptions extends Omit<RunAgentOptions, 'clarify' | 'decisionFormat' | 'answer'> {
   /** Business rules on plan steps, run before anything executes (seed 001: codes, ID numbers, regions). */
   readonly validators?: readonly DomainValidator[];
   /** Questions to the user (default: at most 2, waiting `approvalTtlMs`, then stop). */

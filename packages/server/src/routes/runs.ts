@@ -48,6 +48,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         ...(resolved.limits === undefined ? {} : { limits: resolved.limits }),
         ...(resolved.instructions === undefined ? {} : { instructions: resolved.instructions }),
         ...(resolved.clarify === undefined ? {} : { clarify: resolved.clarify }),
+        ...(resolved.answer === undefined ? {} : { answer: resolved.answer }),
         agent,
         principal,
         runId,
