@@ -80,7 +80,6 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     this.#ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
     this.#ctx.clarify?.clarifications.close();
   };
-  readonly #parse: (raw: string) => DecisionParse;
 
   constructor(ctx: LoopContext) {
     this.#ctx = ctx;
@@ -89,7 +88,6 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     if (ctx.approvals !== undefined) ctx.act.approval = this;
     this.#started = ctx.deps.now();
     this.#demo = ctx.model.demo === true;
-    this.#parse = ctx.parse ?? parseDecision;
   }
 
   async run(): Promise<void> {
@@ -140,7 +138,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
 
         const toolCalls = result.toolCalls;
         const native = toolCalls !== undefined && toolCalls.length > 0;
-        const parse = native ? decisionFromToolCalls(result.text, toolCalls) : this.#parse(result.text);
+        const parse = native
+          ? decisionFromToolCalls(result.text, toolCalls)
+          : (this.#ctx.parse ?? parseDecision)(result.text);
         const reasonEnd = deps.now();
         log.append(
           {
