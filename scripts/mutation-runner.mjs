@@ -42,7 +42,7 @@ export function runMutants(mutants, defaultTests) {
     const original = readFileSync(file, 'utf8');
     current = [file, original];
     writeFileSync(file, original.replace(from, to));
-    let failed; // set in the try (fails() never throws); the finally only restores
+    let failed;
     try {
       const known = focus[name];
       failed = (known !== undefined && fails(known)) || fails(tests);
