@@ -42,7 +42,7 @@ export function runMutants(mutants, defaultTests) {
     const original = readFileSync(file, 'utf8');
     current = [file, original];
     writeFileSync(file, original.replace(from, to));
-    let failed = false;
+    let failed;
     try {
       const known = focus[name];
       failed = (known !== undefined && fails(known)) || fails(tests);

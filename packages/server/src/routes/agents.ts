@@ -23,7 +23,7 @@ export function agentRoutes(s: ServerState): Hono<AppEnv> {
       agents.push({
         name,
         // Plan agents say so (`kind: 'plan'`); everything else runs the ReAct loop.
-        kind: (resolved as { readonly kind?: unknown }).kind === 'plan' ? 'plan' : 'react',
+        kind: resolved.kind === 'plan' ? 'plan' : 'react',
         model: resolved.model.name,
         models: [...agentModels(resolved).keys()],
         maxSteps: agentMaxSteps(resolved),
