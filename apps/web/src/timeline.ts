@@ -82,9 +82,22 @@ export function timelineRow(event: WireEvent, detailed: boolean): HTMLElement | 
       );
     }
     if (phase === 'progress') {
-      if (!detailed || str(event['source']) === 'model') return null;
+      const source = str(event['source']);
+      if (!detailed || source === 'model') return null;
+      const status = event['ok'] === false ? 'error' : 'ok';
+      // A composable node of a plan run (planner, validator, executor, router) and its time.
+      if (source === 'node') return row('node', status, t().node, str(event['node'], '?'));
       const name = str(event['name']) || str(event['message']);
-      return row('progress', event['ok'] === false ? 'error' : 'ok', str(event['tool']), name);
+      const progress = num(event['progress']);
+      const total = num(event['total']);
+      const amount =
+        progress === undefined ? '' : total === undefined ? `${progress}` : `${progress}/${total}`;
+      return row(
+        'progress',
+        status,
+        str(event['tool'], source),
+        [name, amount].filter((x) => x !== '').join(' '),
+      );
     }
     return row(phase || 'step', 'ok', phase || 'step', brief(event, 120), detailed ? event : undefined);
   }

@@ -28,7 +28,9 @@ describe('the playground and the pages around it, in Chromium', () => {
     const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
     await page.locator('nav a[href="/playground"]').click();
     const picker = page.getByTestId('agent-picker');
-    await expect.poll(() => picker.locator('option').allTextContents()).toEqual(['kitchen (ReAct)']);
+    await expect
+      .poll(() => picker.locator('option').allTextContents())
+      .toEqual(['kitchen (ReAct)', 'planner (plan)']);
     expect(await page.getByTestId('max-steps').getAttribute('max')).toBe('4');
     await page.getByTestId('max-steps').fill('2');
     await page.locator('#pg-query').fill('What is in the fridge?');
@@ -247,5 +249,41 @@ describe('the playground and the pages around it, in Chromium', () => {
     expect(await turn.getByTestId('label-degraded').textContent()).toContain(
       'nutrition_lookup → nutrition_estimate (exact values)',
     );
+  });
+
+  it('runs a plan agent live: the plan graph, the question, the answer, the re-planned run to its end', async () => {
+    const plan = (code: string) =>
+      JSON.stringify({
+        thought: 'planning',
+        steps: [
+          {
+            id: 's1',
+            action: 'query_medical_record',
+            input: { patient_id: 'zhangsan', hospital_code: code },
+            dependsOn: [],
+          },
+        ],
+      });
+    h.planModel = new ControlledModel([plan('协和'), final('2 stays synced')]);
+    const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
+    await page.goto('/playground');
+    const picker = page.getByTestId('agent-picker');
+    await expect.poll(() => picker.locator('option').count()).toBe(2);
+    await picker.selectOption('planner');
+    await page.locator('#pg-query').fill('把张三在协和医院的住院记录同步到理赔系统');
+    await page.getByTestId('run').click();
+    const output = page.getByTestId('pg-output');
+    const clarify = output.getByTestId('clarify');
+    await clarify.waitFor();
+    expect(await clarify.textContent()).toContain('武汉协和医院');
+    expect(await page.getByTestId('plan-graph').locator('g.node').count()).toBe(1);
+    expect(await output.getByTestId('run-status').textContent()).toContain('awaiting_input');
+    await clarify.getByRole('button', { name: '武汉协和医院' }).click();
+    await expect.poll(() => output.getByTestId('run-status').textContent()).toContain('success');
+    expect(await page.getByTestId('plan-graph').locator('h3').textContent()).toContain('v2 (clarified)');
+    expect(await page.getByTestId('plan-graph').locator('g.node-ok').getAttribute('data-step')).toBe('s1');
+    expect(await output.locator('.step-act').last().textContent()).toContain('WHXH001');
+    expect(await output.getByTestId('answer-text').textContent()).toContain('2 stays synced');
+    await page.screenshot({ path: `${SCREENSHOTS}playground-plan-live.png`, fullPage: true });
   });
 });

@@ -10,7 +10,16 @@ import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { build } from 'vite';
 import { createReinsServer, type ReinsServer } from '@reins/server';
-import type { Model, ModelRequest, ModelResult, Principal, RunAgentOptions } from 'reins';
+import {
+  codeWhitelist,
+  defineTool,
+  type Model,
+  type ModelRequest,
+  type ModelResult,
+  type Principal,
+  type RunAgentOptions,
+} from 'reins';
+import { z } from 'zod';
 import { scriptModel, type ScriptReply } from 'reins/testing';
 import {
   createKitchenApp,
@@ -92,6 +101,29 @@ export function controlledNutrition() {
   return state;
 }
 
+/** Seed 001's example: 协和 names three hospitals, so a plan naming it is asked about. */
+const HOSPITALS = codeWhitelist({
+  name: 'hospitals',
+  field: 'hospital_code',
+  noun: 'hospital',
+  codes: [
+    { value: 'BJXH001', label: '北京协和医院', aliases: ['协和'] },
+    { value: 'WHXH001', label: '武汉协和医院', aliases: ['协和'] },
+    { value: 'FZXH001', label: '福州协和医院', aliases: ['协和'] },
+  ],
+});
+
+function hospitalTool() {
+  return defineTool({
+    name: 'query_medical_record',
+    description: 'Hospital stays of a patient at one hospital (by hospital code).',
+    input: z.object({ patient_id: z.string(), hospital_code: z.string() }),
+    output: z.object({ stays: z.number() }),
+    readOnly: true,
+    run: () => ({ stays: 2 }),
+  });
+}
+
 export interface WebHarness {
   readonly url: string;
   readonly services: KitchenServices;
@@ -100,6 +132,8 @@ export interface WebHarness {
   readonly nutrition: ReturnType<typeof controlledNutrition>;
   /** The model the next runs get (the agent is built per request). */
   model: Model;
+  /** The model of the plan agent (`planner`, seed 001's hospital example) for the next runs. */
+  planModel: Model;
   /** The answer format of the next runs (action cards); undefined: plain text answers. */
   answer: RunAgentOptions['answer'];
   newContext(options?: { width?: number; height?: number; locale?: string }): Promise<BrowserContext>;
@@ -128,15 +162,23 @@ export async function startWebHarness(): Promise<WebHarness> {
   await seedDemo(deps);
   const services = createKitchenServices(deps);
   const nutrition = controlledNutrition();
-  const harness: { model: Model; answer: RunAgentOptions['answer'] } = {
+  const harness: { model: Model; planModel: Model; answer: RunAgentOptions['answer'] } = {
     model: new ControlledModel([]),
+    planModel: new ControlledModel([]),
     answer: undefined,
   };
+  const hospitalRecords = hospitalTool();
   const reins = createReinsServer({
     agents: {
       kitchen: () => ({
         ...kitchenAgent(services, { model: harness.model, nutrition: nutrition.lookup }),
         ...(harness.answer === undefined ? {} : { answer: harness.answer }),
+      }),
+      planner: () => ({
+        kind: 'plan' as const,
+        model: harness.planModel,
+        tools: [hospitalRecords],
+        validators: [HOSPITALS],
       }),
     },
     authenticate: async (request): Promise<Principal | undefined> => {
