@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { ExponentialBackoff, handleAll, retry, type IBackoff } from 'cockatiel';
+import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 import { ToolError, type AnyTool, type ToolContext } from 'reins';
 import { resultOutput, resultText } from './call-result.js';
 import { ToolCatalog, type PendingApproval, type SkippedTool } from './catalog.js';
@@ -40,7 +40,10 @@ export interface McpStatus {
  * Contract: nothing here throws for a server's failures — calls fail with typed
  * `ToolError`s and `status()` tells the rest. A lost connection fails its pending calls at
  * once (`SERVICE_UNAVAILABLE`) and is re-established in the background with exponential
- * backoff; a read-only call is retried once after a transport failure. Programmer mistakes
+ * backoff; a call made while it is down waits for at most the connection attempt in flight
+ * and otherwise fails at once (`SERVICE_UNAVAILABLE`, `details.down`), so breakers and
+ * fallbacks act instead of a call hanging until its timeout; a read-only call is retried
+ * once after a transport failure. Programmer mistakes
  * (`approveToolChange` of an unknown name) throw `TypeError`.
  */
 export class McpBridge {
@@ -49,6 +52,8 @@ export class McpBridge {
   readonly #closing = new AbortController();
   #live: LiveConnection | undefined;
   #connecting: Promise<LiveConnection> | undefined;
+  /** The connection attempt in flight (settles when it does; never rejects). */
+  #attempt: Promise<void> | undefined;
   #lastError: string | undefined;
   #latencyMs: number | undefined;
   #restarts = 0;
@@ -226,19 +231,44 @@ export class McpBridge {
     }
   }
 
-  /** The live connection, or one being established (bounded by `signal`). */
+  /**
+   * The live connection. Without one, a call waits for at most one connection attempt (the one
+   * in flight, or a new one when nothing is reconnecting) — never through a backoff pause: a
+   * server known to be down fails the call at once with `SERVICE_UNAVAILABLE`, so the tool's
+   * breaker and fallback act while the reconnect goes on in the background. (The read-only
+   * retry after a connection lost mid-call waits for the immediate reconnect attempt.)
+   */
   #ready(signal: AbortSignal): Promise<LiveConnection> {
     if (this.#closing.signal.aborted) {
       return Promise.reject(new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: the bridge is closed`));
     }
     if (this.#live !== undefined) return Promise.resolve(this.#live);
-    const connecting = this.#ensureConnecting();
+    if (this.#attempt === undefined && this.#connecting === undefined && this.#reconnectTimer === undefined) {
+      void this.#ensureConnecting().catch(() => {}); // starts an attempt at once
+    }
+    const attempt = this.#attempt;
+    if (attempt === undefined) return Promise.reject(this.#down()); // pausing between attempts
     return new Promise((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason);
       if (signal.aborted) onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      connecting.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      void attempt
+        .then(() => (this.#live !== undefined ? resolve(this.#live) : reject(this.#down())))
+        .finally(() => signal.removeEventListener('abort', onAbort));
     });
+  }
+
+  /** A call refused because the server is down; not a transport failure (no retry waits for the reconnect). */
+  #down(): ToolError {
+    const why = this.#lastError ?? 'not connected';
+    return new ToolError(
+      'SERVICE_UNAVAILABLE',
+      `${this.#o.name}: the server is down (reconnecting): ${why}`,
+      {
+        server: this.#o.name,
+        down: true,
+      },
+    );
   }
 
   #ensureConnecting(): Promise<LiveConnection> {
@@ -248,41 +278,72 @@ export class McpBridge {
     return this.#connecting;
   }
 
+  /** One reconnect episode: up to `maxAttempts` attempts, exponential backoff between them. */
   async #connectWithBackoff(): Promise<LiveConnection> {
     const { initialDelayMs, maxDelayMs, maxAttempts } = this.#o.reconnect;
-    const policy = retry(handleAll, {
-      maxAttempts: maxAttempts - 1,
-      backoff: new ExponentialBackoff({ initialDelay: initialDelayMs, maxDelay: maxDelayMs }),
-    });
-    try {
-      const live = await policy.execute(async () => {
-        if (this.#closing.signal.aborted) throw new Error('closed');
-        try {
-          return await LiveConnection.open(this.#o, {
-            onTools: (tools) => {
-              if (this.#live !== undefined) this.#catalog.applyListing(tools);
-            },
-            onLost: (connection, why) => this.#onLost(connection, why),
-          });
-        } catch (thrown) {
-          this.#lastError = describe(thrown);
-          throw thrown;
-        }
-      }, this.#closing.signal);
+    let backoff: IBackoff<unknown> = new ExponentialBackoff({
+      initialDelay: initialDelayMs,
+      maxDelay: maxDelayMs,
+    }).next();
+    for (let attempt = 1; ; attempt++) {
+      if (this.#closing.signal.aborted) throw this.#cannotConnect('the bridge is closed');
+      let settled!: () => void;
+      this.#attempt = new Promise<void>((resolve) => (settled = resolve));
+      let live: LiveConnection;
+      try {
+        live = await LiveConnection.open(this.#o, {
+          onTools: (tools) => {
+            if (this.#live !== undefined) this.#catalog.applyListing(tools);
+          },
+          onLost: (connection, why) => this.#onLost(connection, why),
+        });
+      } catch (thrown) {
+        this.#lastError = describe(thrown);
+        this.#attempt = undefined;
+        settled(); // after `lastError`: a call waiting for this attempt reports why it failed
+        if (attempt >= maxAttempts) throw this.#cannotConnect(this.#lastError);
+        await this.#pause(backoff.duration);
+        backoff = backoff.next(undefined);
+        continue;
+      }
+      this.#attempt = undefined;
       if (this.#closing.signal.aborted) {
+        settled();
         await live.end('closed');
-        throw new Error('closed');
+        throw this.#cannotConnect('the bridge is closed');
       }
       this.#catalog.applyListing(live.tools);
       this.#live = live;
+      settled();
       return live;
-    } catch (thrown) {
-      const why = this.#lastError ?? describe(thrown);
-      throw new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: cannot connect: ${why}`, {
-        server: this.#o.name,
-        transport: true,
-      });
     }
+  }
+
+  #cannotConnect(why: string): ToolError {
+    return new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: cannot connect: ${why}`, {
+      server: this.#o.name,
+      transport: true,
+    });
+  }
+
+  /** Waits `ms`, or less when the bridge is closed. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const closing = this.#closing.signal;
+      const timer = this.#o.deps.setTimer(done, ms);
+      function done(): void {
+        closing.removeEventListener('abort', done);
+        resolve();
+      }
+      closing.addEventListener(
+        'abort',
+        () => {
+          this.#o.deps.clearTimer(timer);
+          done();
+        },
+        { once: true },
+      );
+    });
   }
 
   #onLost(connection: LiveConnection, why: string): void {
@@ -299,7 +360,12 @@ export class McpBridge {
         initialDelay: this.#o.reconnect.initialDelayMs,
         maxDelay: this.#o.reconnect.maxDelayMs,
       }).next();
-    const delay = this.#restarts === 1 ? 0 : this.#lossBackoff.duration;
+    // The first loss reconnects at once: a call made meanwhile waits for that attempt.
+    if (this.#restarts === 1) {
+      void this.#ensureConnecting().catch(() => {});
+      return;
+    }
+    const delay = this.#lossBackoff.duration;
     this.#reconnectTimer = this.#o.deps.setTimer(() => {
       this.#reconnectTimer = undefined;
       if (this.#live === undefined && !this.#closing.signal.aborted)
