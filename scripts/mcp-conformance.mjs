@@ -24,12 +24,7 @@ const fixtureDir = join(root, 'packages/mcp/conformance');
 /** Scenarios we do not pass, each with the reason (a decision on the record, checked each run). */
 const EXCLUDED = {
   server: {},
-  client: {
-    'elicitation-sep1034-client-defaults':
-      'the client bridge registers no elicitation handler: imported tools are called by a model, with no user to ask',
-    'sep-2322-client-request-state':
-      'the client bridge does not fulfil input_required results (no sampling/elicitation/roots handlers), same reason',
-  },
+  client: {},
 };
 const isOAuthOnly = (name) => name.startsWith('auth/');
 

@@ -36,7 +36,25 @@ function sampleObject(/** @type {any} */ schema) {
   return value;
 }
 
-const bridge = await connectMcp({ name: 'conformance', transport: { kind: 'http', url }, protocol });
+/** A model that answers every sampling request the same way (the suite checks the round trip). */
+const samplingModel = {
+  name: 'conformance-model',
+  call: async () => ({
+    ok: true,
+    text: 'This is a response from the conformance client.',
+    usage: { inputTokens: 1, outputTokens: 9 },
+  }),
+};
+
+const bridge = await connectMcp({
+  name: 'conformance',
+  transport: { kind: 'http', url },
+  protocol,
+  roots: [{ uri: 'file:///tmp/reins-conformance', name: 'conformance' }],
+  sampling: { model: samplingModel, maxTokens: 256, maxCalls: 5 },
+  // The suite plays the user: accept, with the form's defaults (checked against its schema).
+  elicitation: () => ({ action: 'accept', content: {} }),
+});
 const status = bridge.status();
 console.error(
   `connected: ${status.status} ${status.protocolVersion ?? ''} tools=${status.tools} ${status.lastError ?? ''}`,

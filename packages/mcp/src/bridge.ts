@@ -4,6 +4,9 @@ import { ToolError, type AnyTool, type ToolContext } from 'reins';
 import { resultOutput, resultText } from './call-result.js';
 import { ToolCatalog, type PendingApproval, type SkippedTool } from './catalog.js';
 import type { ToolEntry } from './import-tool.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { McpRoot } from './client-requests.js';
+import { checkRoots } from './client-requests.js';
 import { LiveConnection, responseStreamWatch } from './live-connection.js';
 import {
   errorFromResult,
@@ -59,9 +62,15 @@ export class McpBridge {
   #restarts = 0;
   #lossBackoff: IBackoff<unknown> | undefined;
   #reconnectTimer: unknown;
+  #roots: readonly McpRoot[];
+  /** The tool call whose async context a server→client request arrives in (HTTP, 2026 input_required). */
+  readonly #callContext = new AsyncLocalStorage<ToolContext>();
+  /** Calls in flight: a server request with no async context belongs to the only one, if one. */
+  readonly #inFlight = new Set<ToolContext>();
 
   constructor(options: ResolvedOptions) {
     this.#o = options;
+    this.#roots = options.clientRequests.roots ?? [];
     const importOptions = {
       server: options.name,
       prefix: options.prefix,
@@ -135,6 +144,17 @@ export class McpBridge {
     return this.#catalog.skipped();
   }
 
+  /**
+   * Replaces the advertised roots and tells the server (`notifications/roots/list_changed`).
+   * Throws `TypeError` when the bridge was made without `roots` or a root is not `file://`.
+   */
+  async setRoots(roots: readonly McpRoot[]): Promise<void> {
+    if (this.#o.clientRequests.roots === undefined)
+      throw new TypeError('connectMcp was called without `roots`');
+    this.#roots = checkRoots(roots);
+    await this.#live?.client.sendRootsListChanged().catch(() => undefined);
+  }
+
   /** Disconnects for good; stdio servers are stopped (SIGTERM, then SIGKILL). */
   async close(): Promise<void> {
     this.#closing.abort();
@@ -188,27 +208,30 @@ export class McpBridge {
           stop.abort(new Error('the response stream broke'));
         }, 0);
       };
-      const result = (await responseStreamWatch.run(onBroken, () =>
-        connection.client.callTool(
-          { name: entry.mcpName, arguments: input as Record<string, unknown> },
-          {
-            signal: stop.signal,
-            // The approved definition, not the SDK's cache (we list with `cacheMode: 'bypass'`,
-            // which leaves it empty): on 2026-07-28 HTTP the SDK mirrors `x-mcp-header`
-            // arguments into `Mcp-Param-*` headers (SEP-2243) only when it knows the tool's
-            // input schema. No output schema: the SDK would report invalid structured content
-            // as -32602 (INVALID_PARAMETER); the imported tool's own output check does that.
-            toolDefinition: entry.headerSource,
-            timeout: Math.min(this.#o.callTimeoutMs, remaining),
-            maxTotalTimeout: remaining,
-            resetTimeoutOnProgress: true,
-            onprogress: ({ progress, total, message }) =>
-              ctx.progress?.({
-                progress,
-                ...(total === undefined ? {} : { total }),
-                ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
-              }),
-          },
+      this.#inFlight.add(ctx);
+      const result = (await this.#callContext.run(ctx, () =>
+        responseStreamWatch.run(onBroken, () =>
+          connection.client.callTool(
+            { name: entry.mcpName, arguments: input as Record<string, unknown> },
+            {
+              signal: stop.signal,
+              // The approved definition, not the SDK's cache (we list with `cacheMode: 'bypass'`,
+              // which leaves it empty): on 2026-07-28 HTTP the SDK mirrors `x-mcp-header`
+              // arguments into `Mcp-Param-*` headers (SEP-2243) only when it knows the tool's
+              // input schema. No output schema: the SDK would report invalid structured content
+              // as -32602 (INVALID_PARAMETER); the imported tool's own output check does that.
+              toolDefinition: entry.headerSource,
+              timeout: Math.min(this.#o.callTimeoutMs, remaining),
+              maxTotalTimeout: remaining,
+              resetTimeoutOnProgress: true,
+              onprogress: ({ progress, total, message }) =>
+                ctx.progress?.({
+                  progress,
+                  ...(total === undefined ? {} : { total }),
+                  ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
+                }),
+            },
+          ),
         ),
       )) as CallToolResult;
       this.#lossBackoff = undefined; // the server works: the next loss starts the backoff afresh
@@ -225,6 +248,7 @@ export class McpBridge {
       }
       throw error;
     } finally {
+      this.#inFlight.delete(ctx);
       settled = true;
       this.#o.deps.clearTimer(timer);
       ctx.signal.removeEventListener('abort', onAbort);
@@ -296,6 +320,8 @@ export class McpBridge {
             if (this.#live !== undefined) this.#catalog.applyListing(tools);
           },
           onLost: (connection, why) => this.#onLost(connection, why),
+          roots: () => this.#roots,
+          currentCall: () => this.#currentCall(),
         });
       } catch (thrown) {
         this.#lastError = describe(thrown);
@@ -344,6 +370,13 @@ export class McpBridge {
         { once: true },
       );
     });
+  }
+
+  #currentCall(): ToolContext | undefined {
+    const here = this.#callContext.getStore();
+    if (here !== undefined) return here;
+    if (this.#inFlight.size !== 1) return undefined;
+    return this.#inFlight.values().next().value;
   }
 
   #onLost(connection: LiveConnection, why: string): void {

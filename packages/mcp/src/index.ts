@@ -9,6 +9,13 @@ export type {
   ProtocolChoice,
   ReconnectOptions,
 } from './options.js';
+export type {
+  McpRoot,
+  McpSamplingOptions,
+  McpElicitation,
+  McpElicitationAnswer,
+  McpElicitationHandler,
+} from './client-requests.js';
 export { base64String } from './json-schema.js';
 export { fingerprint, type ToolDefinition } from './fingerprint.js';
 

@@ -7,7 +7,9 @@ import {
   type Tool as McpTool,
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
+import type { ToolContext } from 'reins';
 import { CancelWatchdog } from './cancel-watchdog.js';
+import { clientCapabilities, registerClientRequests, type McpRoot } from './client-requests.js';
 import { ChildProcessTransport, MalformedMessageError } from './child-transport.js';
 import type { ProtocolChoice, ResolvedOptions } from './options.js';
 
@@ -55,6 +57,10 @@ export interface ConnectionEvents {
   onTools(tools: readonly McpTool[]): void;
   /** The connection ended, for whatever reason; `why` is for people. */
   onLost(connection: LiveConnection, why: string): void;
+  /** The roots to advertise now. */
+  roots(): readonly McpRoot[];
+  /** The tool call a server→client request (sampling, elicitation) belongs to, when known. */
+  currentCall(): ToolContext | undefined;
 }
 
 /**
@@ -78,6 +84,7 @@ export class LiveConnection {
     this.#options = options;
     this.#events = events;
     this.client = new Client(CLIENT_INFO, {
+      capabilities: clientCapabilities(options.clientRequests),
       versionNegotiation: { mode, probe: { timeoutMs: options.connectTimeoutMs } },
       listChanged: {
         tools: {
@@ -88,6 +95,7 @@ export class LiveConnection {
         },
       },
     });
+    registerClientRequests(this.client, options.clientRequests, events.roots, events.currentCall);
     this.#transport = this.#makeTransport();
   }
 
