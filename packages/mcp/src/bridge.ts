@@ -200,7 +200,8 @@ export class McpBridge {
       const connection = await this.#ready(stop.signal);
       live = connection;
       this.#catalog.assertCallable(entry); // the reconnect may have brought a new listing
-      const onBroken = (): void => {
+      const onBroken = (_error: unknown, resumable: boolean): void => {
+        if (resumable && connection.resumesStreams) return; // the SDK resumes it (Last-Event-ID)
         // A macrotask later, so that a response read just before the break still wins.
         this.#o.deps.setTimer(() => {
           if (settled || cause !== undefined || stop.signal.aborted) return;

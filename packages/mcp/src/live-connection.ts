@@ -19,27 +19,46 @@ const CLIENT_INFO = { name: 'reins-mcp', version: '0.1.0' };
  * HTTP: who to tell when the SSE response stream of a request breaks (socket destroyed,
  * connection reset) before it has ended. The SDK reports that only through `onerror`, naming
  * no request, and leaves the request pending until its timeout; a call made inside
- * `responseStreamWatch.run(onBroken, …)` learns of it at once. A stream that ends normally
- * is not reported (the SDK resumes streams that carry event ids).
+ * `responseStreamWatch.run(onBroken, …)` learns of it at once. `resumable` says the stream
+ * carried event ids, so a 2025-era SDK client resumes it (`GET` + `Last-Event-ID`); a resume
+ * that is refused or cannot connect is reported as not resumable. A stream that ends
+ * normally is not reported.
  */
-export const responseStreamWatch = new AsyncLocalStorage<(error: unknown) => void>();
+export const responseStreamWatch = new AsyncLocalStorage<(error: unknown, resumable: boolean) => void>();
 
 /** `fetch` whose SSE response bodies report a broken stream to the caller in `responseStreamWatch`. */
 const watchedFetch: typeof fetch = async (input, init) => {
   const onBroken = responseStreamWatch.getStore();
-  const response = await fetch(input, init);
+  const resuming = init?.method === 'GET' && new Headers(init.headers).has('last-event-id');
+  let response: Response;
+  try {
+    response = await fetch(input, init);
+  } catch (error) {
+    if (resuming && init?.signal?.aborted !== true) onBroken?.(error, false);
+    throw error;
+  }
+  if (resuming && !response.ok)
+    onBroken?.(new Error(`resuming the stream failed: HTTP ${response.status}`), false);
   const body = response.body;
   const type = response.headers.get('content-type') ?? '';
   if (onBroken === undefined || body === null || !type.startsWith('text/event-stream')) return response;
   const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let tail = '\n';
+  let resumable = false;
   const watched = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
         if (done) controller.close();
-        else controller.enqueue(value);
+        else {
+          const text = tail + decoder.decode(value, { stream: true });
+          resumable ||= /\nid:/.test(text);
+          tail = text.slice(-3);
+          controller.enqueue(value);
+        }
       } catch (error) {
-        if (init?.signal?.aborted !== true) onBroken(error);
+        if (init?.signal?.aborted !== true) onBroken(error, resumable);
         controller.error(error);
       }
     },
@@ -137,6 +156,12 @@ export class LiveConnection {
     return this.client.getNegotiatedProtocolVersion();
   }
 
+  /** 2025-era streams carry event ids and are resumed; on 2026-07-28 a closed stream means cancel. */
+  get resumesStreams(): boolean {
+    const version = this.protocolVersion;
+    return version !== undefined && version <= '2025-11-25';
+  }
+
   get lost(): boolean {
     return this.#lost;
   }
@@ -215,6 +240,13 @@ export class LiveConnection {
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {
       fetch: watchedFetch,
+      // 2025-era: a broken response stream with event ids is resumed, soon and a few times.
+      reconnectionOptions: {
+        initialReconnectionDelay: 100,
+        maxReconnectionDelay: 2_000,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: 3,
+      },
       requestInit: { headers: { ...t.headers } },
     });
   }
