@@ -4,6 +4,7 @@
 // with inputs made from its schema, and closes — what a Reins run does with imported tools.
 import { connectMcp } from '../dist/index.js';
 import { toolSpec } from 'reins';
+import { HeadlessOAuthProvider } from './oauth-provider.mjs';
 
 const url = process.argv.at(-1) ?? '';
 const revision = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
@@ -46,9 +47,22 @@ const samplingModel = {
   }),
 };
 
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const suiteContext = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+/** Authorization scenarios: OAuth through the bridge's `auth` option (pre-registered client when the suite gives one). */
+const provider = scenario.startsWith('auth/')
+  ? new HeadlessOAuthProvider(
+      typeof suiteContext.client_id === 'string'
+        ? { client_id: suiteContext.client_id, client_secret: suiteContext.client_secret }
+        : undefined,
+    )
+  : undefined;
+const auth =
+  provider === undefined ? undefined : { provider, authorizationCallback: () => provider.callback() };
+
 const bridge = await connectMcp({
   name: 'conformance',
-  transport: { kind: 'http', url },
+  transport: { kind: 'http', url, ...(auth === undefined ? {} : { auth }) },
   protocol,
   roots: [{ uri: 'file:///tmp/reins-conformance', name: 'conformance' }],
   sampling: { model: samplingModel, maxTokens: 256, maxCalls: 5 },
@@ -70,7 +84,7 @@ const ctx = {
 // SEP-2243 header values of `http-custom-headers`); other tools get inputs from their schema.
 /** @type {Map<string, unknown[]>} */
 const scripted = new Map();
-for (const call of JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}').toolCalls ?? []) {
+for (const call of suiteContext.toolCalls ?? []) {
   scripted.set(call.name, [...(scripted.get(call.name) ?? []), call.arguments ?? {}]);
 }
 for (const tool of bridge.tools()) {

@@ -6,6 +6,7 @@ import { ToolCatalog, type PendingApproval, type SkippedTool } from './catalog.j
 import type { ToolEntry } from './import-tool.js';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpRoot } from './client-requests.js';
+import { isUnauthorized } from './http-auth.js';
 import { checkRoots } from './client-requests.js';
 import { LiveConnection, responseStreamWatch } from './live-connection.js';
 import {
@@ -57,6 +58,8 @@ export class McpBridge {
   #connecting: Promise<LiveConnection> | undefined;
   /** The connection attempt in flight (settles when it does; never rejects). */
   #attempt: Promise<void> | undefined;
+  /** The last connection attempt was refused for want of authorization. */
+  #refused = false;
   #lastError: string | undefined;
   #latencyMs: number | undefined;
   #restarts = 0;
@@ -170,11 +173,35 @@ export class McpBridge {
     this.#catalog.assertCallable(entry);
     const deadline = this.#o.deps.now() + this.#o.toolTimeoutMs;
     try {
-      return await this.#callOnce(entry, input, ctx, deadline);
+      return await this.#callAuthorized(entry, input, ctx, deadline);
     } catch (thrown) {
       const retryable = entry.readOnly && isTransportFailure(thrown) && !ctx.signal.aborted;
       if (!retryable || this.#o.deps.now() >= deadline || this.#closing.signal.aborted) throw thrown;
-      return this.#callOnce(entry, input, ctx, deadline);
+      return this.#callAuthorized(entry, input, ctx, deadline);
+    }
+  }
+
+  /** One call; a call refused for want of authorization (e.g. OAuth step-up to more scope) is retried once after it. */
+  async #callAuthorized(
+    entry: ToolEntry,
+    input: unknown,
+    ctx: ToolContext,
+    deadline: number,
+  ): Promise<unknown> {
+    const site = { server: this.#o.name, tool: entry.mcpName };
+    try {
+      return await this.#callOnce(entry, input, ctx, deadline);
+    } catch (thrown) {
+      if (!isUnauthorized(thrown)) throw thrown;
+      const live = this.#live;
+      if (live === undefined || !(await live.reauthorize().catch(() => false))) {
+        throw errorFromThrown(thrown, site, undefined);
+      }
+    }
+    try {
+      return await this.#callOnce(entry, input, ctx, deadline);
+    } catch (thrown) {
+      throw isUnauthorized(thrown) ? errorFromThrown(thrown, site, undefined) : thrown;
     }
   }
 
@@ -240,6 +267,7 @@ export class McpBridge {
       return resultOutput(result);
     } catch (thrown) {
       if (thrown instanceof ToolError && cause === undefined) throw thrown;
+      if (isUnauthorized(thrown) && cause === undefined) throw thrown; // #callAuthorized decides
       if (streamBroken && cause === undefined) throw serverGone(site, 'the response stream broke mid-call');
       const error = errorFromThrown(thrown, site, cause);
       if (live !== undefined && cause === undefined && isTransportFailure(thrown)) {
@@ -286,6 +314,7 @@ export class McpBridge {
   /** A call refused because the server is down; not a transport failure (no retry waits for the reconnect). */
   #down(): ToolError {
     const why = this.#lastError ?? 'not connected';
+    if (this.#refused) return this.#cannotConnect(why);
     return new ToolError(
       'SERVICE_UNAVAILABLE',
       `${this.#o.name}: the server is down (reconnecting): ${why}`,
@@ -326,9 +355,11 @@ export class McpBridge {
         });
       } catch (thrown) {
         this.#lastError = describe(thrown);
+        // Refused credentials are not an outage: no backoff loop, and calls see PERMISSION_DENIED.
+        this.#refused = isUnauthorized(thrown);
         this.#attempt = undefined;
         settled(); // after `lastError`: a call waiting for this attempt reports why it failed
-        if (attempt >= maxAttempts) throw this.#cannotConnect(this.#lastError);
+        if (attempt >= maxAttempts || this.#refused) throw this.#cannotConnect(this.#lastError);
         await this.#pause(backoff.duration);
         backoff = backoff.next(undefined);
         continue;
@@ -341,12 +372,22 @@ export class McpBridge {
       }
       this.#catalog.applyListing(live.tools);
       this.#live = live;
+      this.#refused = false;
       settled();
       return live;
     }
   }
 
   #cannotConnect(why: string): ToolError {
+    if (this.#refused) {
+      return new ToolError(
+        'PERMISSION_DENIED',
+        `${this.#o.name}: the server refused our credentials: ${why}`,
+        {
+          server: this.#o.name,
+        },
+      );
+    }
     return new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: cannot connect: ${why}`, {
       server: this.#o.name,
       transport: true,

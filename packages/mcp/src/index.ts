@@ -16,6 +16,7 @@ export type {
   McpElicitationAnswer,
   McpElicitationHandler,
 } from './client-requests.js';
+export type { McpHttpAuth } from './http-auth.js';
 export { base64String } from './json-schema.js';
 export { fingerprint, type ToolDefinition } from './fingerprint.js';
 

@@ -10,6 +10,7 @@ import {
 import type { ToolContext } from 'reins';
 import { CancelWatchdog } from './cancel-watchdog.js';
 import { clientCapabilities, registerClientRequests, type McpRoot } from './client-requests.js';
+import { completeAuthorization, isUnauthorized } from './http-auth.js';
 import { ChildProcessTransport, MalformedMessageError } from './child-transport.js';
 import type { ProtocolChoice, ResolvedOptions } from './options.js';
 
@@ -118,17 +119,37 @@ export class LiveConnection {
     this.#transport = this.#makeTransport();
   }
 
-  /** Connects and lists the tools, or throws (and leaves nothing running). */
+  /**
+   * Connects and lists the tools, or throws (and leaves nothing running). An OAuth server
+   * that needs the user's authorization first is retried once after `authorizationCallback`.
+   */
   static async open(options: ResolvedOptions, events: ConnectionEvents): Promise<LiveConnection> {
     const mode = negotiation(options.protocol);
+    // The last connection tried: its transport redeems an authorization code (it knows the server's metadata).
+    let tried: LiveConnection | undefined;
+    const seen = (connection: LiveConnection): void => void (tried = connection);
     try {
-      return await LiveConnection.#openWith(options, mode, events);
+      return await LiveConnection.#openNegotiating(options, mode, events, seen);
+    } catch (thrown) {
+      if (!isUnauthorized(thrown) || tried === undefined || !(await tried.reauthorize())) throw thrown;
+      return LiveConnection.#openNegotiating(options, mode, events, seen);
+    }
+  }
+
+  static async #openNegotiating(
+    options: ResolvedOptions,
+    mode: VersionNegotiationMode,
+    events: ConnectionEvents,
+    seen: (connection: LiveConnection) => void,
+  ): Promise<LiveConnection> {
+    try {
+      return await LiveConnection.#openWith(options, mode, events, seen);
     } catch (thrown) {
       // A stdio server that exits on the `server/discover` probe is a 2025-era server.
       const negotiationFailed =
         SdkError.isInstance(thrown) && (thrown as SdkError).code === SdkErrorCode.EraNegotiationFailed;
       if (mode !== 'auto' || !negotiationFailed) throw thrown;
-      return LiveConnection.#openWith(options, 'legacy', events);
+      return LiveConnection.#openWith(options, 'legacy', events, seen);
     }
   }
 
@@ -136,8 +157,10 @@ export class LiveConnection {
     options: ResolvedOptions,
     mode: VersionNegotiationMode,
     events: ConnectionEvents,
+    seen: (connection: LiveConnection) => void,
   ): Promise<LiveConnection> {
     const connection = new LiveConnection(options, mode, events);
+    seen(connection);
     try {
       await connection.#start();
       return connection;
@@ -146,6 +169,16 @@ export class LiveConnection {
       await connection.close();
       throw thrown;
     }
+  }
+
+  /**
+   * After a call failed with `UnauthorizedError` (e.g. a step-up to more scope): waits for the
+   * user's authorization and redeems it. `false` when there is nothing to wait for.
+   */
+  async reauthorize(): Promise<boolean> {
+    const t = this.#options.transport;
+    if (t.kind !== 'http' || !(this.#transport instanceof StreamableHTTPClientTransport)) return false;
+    return completeAuthorization(t.auth, this.#transport);
   }
 
   get pid(): number | undefined {
@@ -240,6 +273,7 @@ export class LiveConnection {
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {
       fetch: watchedFetch,
+      ...(t.auth === undefined ? {} : { authProvider: t.auth.provider }),
       // 2025-era: a broken response stream with event ids is resumed, soon and a few times.
       reconnectionOptions: {
         initialReconnectionDelay: 100,

@@ -7,6 +7,7 @@ import {
   type McpRoot,
   type McpSamplingOptions,
 } from './client-requests.js';
+import type { McpHttpAuth } from './http-auth.js';
 
 /** How to reach the server: a child process speaking stdio, or a Streamable HTTP endpoint. */
 export type McpTransportOptions =
@@ -22,6 +23,8 @@ export type McpTransportOptions =
       readonly kind: 'http';
       readonly url: string | URL;
       readonly headers?: Readonly<Record<string, string>>;
+      /** OAuth or a bearer token (see `McpHttpAuth`). Default: none. */
+      readonly auth?: McpHttpAuth;
     };
 
 /** Which MCP revision to speak: probe (`auto`, the default), 2025-era only, or one pinned revision. */
