@@ -92,7 +92,7 @@ describe.each([
     for (let i = 0; i < 3; i++) {
       const { value, ms } = await timed(invoke(echo, { text: 'anyone?' }));
       expect(codeOf(value)).toBe('SERVICE_UNAVAILABLE');
-      expect(ms).toBeLessThan(1_000); // not the 20 s tool timeout
+      expect(ms).toBeLessThan(3_000); // at most a refused connection attempt, never the 20 s tool timeout
     }
     expect(bridge.status().status).not.toBe('up');
     await server.restart();
