@@ -199,6 +199,18 @@ const MUTANTS = [
     'if (modelTimeoutMs < toolBudgetMs) {',
     'if (false) {',
   ],
+  [
+    'structured answer not checked against its schema',
+    `${src}answer-format.ts`,
+    "if (!parsed.success) return { text: reply.text, format: 'raw' };",
+    '',
+  ],
+  [
+    'structured answer not stamped by code',
+    `${src}answer-format.ts`,
+    'format.finalize === undefined',
+    'true',
+  ],
 ];
 
 runMutants(MUTANTS, ['packages/reins/test']);

@@ -123,6 +123,11 @@ export interface MessageEvent extends EventBase {
   readonly demo: boolean;
   /** Present when a fallback answered for a failing tool during the run: what was lost. */
   readonly degraded?: readonly Degraded[] | undefined;
+  /**
+   * The structured answer, when the agent has an answer format (`AnswerFormat`) and the
+   * model's answer passed its schema (then `format` is `"structured"`); stamped by `finalize`.
+   */
+  readonly data?: unknown;
 }
 
 /**

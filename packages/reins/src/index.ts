@@ -79,6 +79,7 @@ export type {
 } from './events.js';
 export { memoryBlobStore, readLargeField, blobRefFor, type BlobStore, type BlobRef } from './blob-store.js';
 export type { ApprovalDecision, ApprovalAnswer, ApprovalOutcome, PendingApproval } from './loop/approvals.js';
+export { defineAnswer, type AnswerFormat, type AnswerEvidence } from './answer-format.js';
 export { buildRunRecord, RUN_RECORD_VERSION, type RunRecord, type RecordStep } from './record.js';
 export { DEFAULT_LIMITS, resolveLimits, type RunLimits } from './limits.js';
 export { timeoutHierarchy, DEFAULT_MODEL_TIMEOUT_MS, type TimeoutHierarchy } from './timeout-hierarchy.js';

@@ -41,6 +41,8 @@ export interface RunRecord {
   /** Never blank: the answer, the stop notice, or what went wrong. */
   readonly final_answer: string;
   readonly format: 'structured' | 'raw';
+  /** The structured answer (the agent's `AnswerFormat`), when the model's answer passed it. */
+  readonly answer_data?: unknown;
   /** Fallbacks that answered for failing tools: the answer is degraded, and this says how. */
   readonly degraded?: readonly Degraded[] | undefined;
   readonly intent: 'answer' | 'ask' | 'notice' | 'error' | 'cancelled' | 'approval';
@@ -111,6 +113,7 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
             format: message.format,
             intent: message.intent,
             degraded: message.degraded,
+            ...(message.data === undefined ? {} : { answer_data: message.data }),
           }
         : error !== undefined
           ? { final_answer: error.message, format: 'structured' as const, intent: 'error' as const }

@@ -3,7 +3,7 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { AnyTool, Model, Principal, RunDeps, RunLimits } from 'reins';
+import type { AnyTool, Model, Principal, RunAgentOptions, RunDeps, RunLimits } from 'reins';
 import type { CounterStore } from './counter-store.js';
 import type { HealthCheck } from './health.js';
 import type { Logger } from './logging.js';
@@ -16,6 +16,8 @@ export interface AgentDefinition {
   readonly limits?: Partial<RunLimits>;
   /** Prepended to the system prompt. */
   readonly instructions?: string;
+  /** A structured final answer (action cards …): see `AnswerFormat` in `reins`. */
+  readonly answer?: RunAgentOptions['answer'];
 }
 
 /** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */

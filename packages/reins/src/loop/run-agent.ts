@@ -18,6 +18,7 @@ import { readLargeField, type BlobStore } from '../blob-store.js';
 import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
 import { RunDeadline } from './run-deadline.js';
 import { defaultBlobStore } from './execute-action.js';
+import { answerFormatPrompt, type AnswerFormat } from '../answer-format.js';
 
 export interface RunAgentOptions {
   readonly query: string;
@@ -40,6 +41,11 @@ export interface RunAgentOptions {
   readonly policies?: ToolPolicies;
   /** Where results over `limits.largeResultBytes` are kept (default: in-process, bounded). */
   readonly blobStore?: BlobStore;
+  /**
+   * A structured final answer (e.g. action cards): checked against its schema with one
+   * repair; the message carries `data`, or the raw text labeled `format: "raw"`.
+   */
+  readonly answer?: AnswerFormat<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any T: the run only hands data back to the format's own functions
 }
 
 /** A started run: iterate it for live events (each iterator replays from `start`). */
@@ -110,12 +116,13 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     toolNames: names,
     timeouts,
     abort,
-    prompt: new PromptBuilder(options.query, specs, limits, options.instructions),
+    prompt: new PromptBuilder(options.query, specs, limits, withAnswerFormat(options)),
     limits,
     log,
     deps,
     approvals,
     deadline: deadline instanceof RunDeadline ? deadline : undefined,
+    answer: options.answer,
     act: {
       registry,
       principal,
@@ -228,4 +235,11 @@ class Run implements AgentRun {
   follow(fromSeq: number): AsyncIterableIterator<RunEvent> {
     return this.#log.follow(fromSeq);
   }
+}
+
+/** The agent's instructions, with the answer object described when the agent has a format. */
+function withAnswerFormat(options: RunAgentOptions): string | undefined {
+  if (options.answer === undefined) return options.instructions;
+  const format = answerFormatPrompt(options.answer);
+  return options.instructions === undefined ? format : `${options.instructions}\n\n${format}`;
 }

@@ -17,7 +17,8 @@ import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
 import { stopNotice } from './stop-notice.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
-import { parseSummary, refusal, runsAlone } from './step-rules.js';
+import { observationsOf, parseSummary, refusal, runsAlone } from './step-rules.js';
+import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
 
 export interface LoopContext {
   readonly agent: string;
@@ -36,6 +37,8 @@ export interface LoopContext {
   readonly approvals?: Approvals | undefined;
   /** The run's deadline, paused while the run waits for its user. */
   readonly deadline?: { pause(): void; resume(): void } | undefined;
+  /** The agent's structured answer format: final answers are checked against it. */
+  readonly answer?: AnswerFormat | undefined;
 }
 
 /**
@@ -357,9 +360,23 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>): void {
     this.#completed = step;
     if (next.kind === 'answer') {
-      const { text, format, intent } = next;
+      const { intent } = next;
+      const answer = this.#ctx.answer;
+      const shaped =
+        answer === undefined || intent !== 'answer'
+          ? next
+          : shapeAnswer(answer, next, () => observationsOf(this.#ctx.log.events));
+      const { text, format, data } = shaped;
       const degraded = this.#degraded;
-      this.#ctx.log.append({ type: 'message', text, format, intent, demo: this.#demo, degraded });
+      this.#ctx.log.append({
+        type: 'message',
+        text,
+        format,
+        intent,
+        demo: this.#demo,
+        degraded,
+        ...(data === undefined || answer === undefined ? {} : { data }),
+      });
       return this.#done('success');
     }
     this.#notice(next.reason);

@@ -45,6 +45,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         tools: resolved.tools ?? [],
         ...(resolved.limits === undefined ? {} : { limits: resolved.limits }),
         ...(resolved.instructions === undefined ? {} : { instructions: resolved.instructions }),
+        ...(resolved.answer === undefined ? {} : { answer: resolved.answer }),
         agent,
         principal,
         runId,
