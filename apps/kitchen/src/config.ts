@@ -50,6 +50,9 @@ export function describeConfig(config: KitchenConfig): string {
     config.databaseUrl === undefined
       ? `PGlite at ${config.dataDir}`
       : `PostgreSQL at ${config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')}${config.schema === undefined ? '' : ` (schema ${config.schema})`}`;
-  const redis = config.redisUrl === undefined ? 'in-process' : config.redisUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  const redis =
+    config.redisUrl === undefined
+      ? 'in-process'
+      : config.redisUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
   return `storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}`;
 }

@@ -72,7 +72,6 @@ export function expectNoLeak(run: AssistantRun, markers: readonly string[]) {
   }
 }
 
-
 /** No marker (a string only another household's rows hold) in any of the named texts. */
 export function expectNoLeakIn(places: Readonly<Record<string, string>>, markers: readonly string[]) {
   for (const [where, text] of Object.entries(places)) {

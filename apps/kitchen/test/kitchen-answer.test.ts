@@ -88,7 +88,13 @@ describe('finalizeKitchenAnswer: labels are stamped by code', () => {
   it('numbers with no observation behind them are llm_estimate, whatever the model claims', () => {
     const out = finalizeKitchenAnswer(
       answer([
-        { type: 'nutrition', food: '豆腐', values: { energyKcal: 81 }, provenance: 'mcp_exact', source: 'IFCT' },
+        {
+          type: 'nutrition',
+          food: '豆腐',
+          values: { energyKcal: 81 },
+          provenance: 'mcp_exact',
+          source: 'IFCT',
+        },
       ]),
       { observations: [egg] },
     );
@@ -99,7 +105,10 @@ describe('finalizeKitchenAnswer: labels are stamped by code', () => {
   it('a failed lookup makes the reply say nutrition data is unavailable', () => {
     const down = obs('nutrition_lookup', undefined, 'error');
     const out = finalizeKitchenAnswer(
-      answer([{ type: 'nutrition', food: '鸡蛋', values: { energyKcal: 140 }, provenance: 'mcp_exact' }], '鸡蛋很好'),
+      answer(
+        [{ type: 'nutrition', food: '鸡蛋', values: { energyKcal: 140 }, provenance: 'mcp_exact' }],
+        '鸡蛋很好',
+      ),
       { observations: [down] },
     );
     expect(out.reply).toContain('营养数据暂时不可用');

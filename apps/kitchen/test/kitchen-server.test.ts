@@ -76,7 +76,9 @@ async function killableNutrition(): Promise<NutritionConnection & { kill(): void
     reconnect: { maxAttempts: 1, initialDelayMs: 10 },
     deps: {
       spawn: (command, args, options) => {
-        const child = dead ? spawn(process.execPath, ['-e', 'process.exit(1)'], options) : spawn(command, [...args], options);
+        const child = dead
+          ? spawn(process.execPath, ['-e', 'process.exit(1)'], options)
+          : spawn(command, [...args], options);
         children.push(child);
         return child;
       },
@@ -91,7 +93,8 @@ async function killableNutrition(): Promise<NutritionConnection & { kill(): void
   };
 }
 
-const nutritionCards = (reply: Reply) => (reply.message?.data?.cards ?? []).filter((c) => c.type === 'nutrition');
+const nutritionCards = (reply: Reply) =>
+  (reply.message?.data?.cards ?? []).filter((c) => c.type === 'nutrition');
 
 describeEachBackend(
   'Xiaojia Kitchen served end to end over HTTP',
@@ -108,7 +111,11 @@ describeEachBackend(
     it('no model key: the demo model answers with cards from real data, "demo" in every answer (SSE and JSON)', async () => {
       const h = harness();
       if (nutrition === undefined) throw new Error('no nutrition server');
-      const app = await kitchen(h, { model: demo(h), nutrition: nutrition.lookup, nutritionHealth: nutrition.health });
+      const app = await kitchen(h, {
+        model: demo(h),
+        nutrition: nutrition.lookup,
+        nutritionHealth: nutrition.health,
+      });
       try {
         const token = await h.login('xiaojia');
         const expiring = await app.ask(token, '冰箱里有什么快过期了？', true);
@@ -119,7 +126,9 @@ describeEachBackend(
         expect(expiring.message?.text).toContain(KITCHEN_DEMO_NOTICE.zh);
         expect(expiring.message?.text).toContain('嫩豆腐');
         expect(expiring.message?.text).toContain('牛奶'); // expired yesterday
-        expect(expiring.message?.data?.cards.some((c) => c.type === 'recipe' && c.origin === 'household')).toBe(true);
+        expect(
+          expiring.message?.data?.cards.some((c) => c.type === 'recipe' && c.origin === 'household'),
+        ).toBe(true);
 
         const cook = await app.ask(token, 'What can I cook with what is in the fridge?');
         expect(cook.message?.text).toContain(KITCHEN_DEMO_NOTICE.en);
@@ -129,7 +138,11 @@ describeEachBackend(
 
         const egg = await app.ask(token, '鸡蛋的营养成分是多少？');
         expect(egg.message?.text).toContain(KITCHEN_DEMO_NOTICE.zh);
-        expect(nutritionCards(egg)[0]).toMatchObject({ food: '鸡蛋', basis: 'per_100g', provenance: 'mcp_exact' });
+        expect(nutritionCards(egg)[0]).toMatchObject({
+          food: '鸡蛋',
+          basis: 'per_100g',
+          provenance: 'mcp_exact',
+        });
 
         const week = await app.ask(token, '这周的菜单怎么安排？');
         const plan = week.message?.data?.cards.find((c) => c.type === 'meal_plan');
@@ -159,11 +172,23 @@ describeEachBackend(
           thought: 'numbers',
           final: {
             reply: '鸡蛋每100克144千卡（已核对）',
-            cards: [{ type: 'nutrition', food: '鸡蛋', values: { energyKcal: 144 }, provenance: 'mcp_exact', source: 'verified' }],
+            cards: [
+              {
+                type: 'nutrition',
+                food: '鸡蛋',
+                values: { energyKcal: 144 },
+                provenance: 'mcp_exact',
+                source: 'verified',
+              },
+            ],
           },
         }),
       ]);
-      const withDemo = await kitchen(h, { model: demo(h), nutrition: killable.lookup, nutritionHealth: killable.health });
+      const withDemo = await kitchen(h, {
+        model: demo(h),
+        nutrition: killable.lookup,
+        nutritionHealth: killable.health,
+      });
       const withLiar = await kitchen(h, { model: liar, nutrition: killable.lookup });
       try {
         killable.kill();
@@ -177,7 +202,9 @@ describeEachBackend(
         expect(JSON.stringify(lied.message?.data)).not.toContain('verified');
         const health = await withDemo.get('/health');
         expect(health.body['status']).toBe('degraded');
-        expect((health.body['checks'] as Record<string, unknown>)['nutrition']).toMatchObject({ status: 'down' });
+        expect((health.body['checks'] as Record<string, unknown>)['nutrition']).toMatchObject({
+          status: 'down',
+        });
       } finally {
         await withDemo.close();
         await withLiar.close();
@@ -195,7 +222,11 @@ describeEachBackend(
         callTimeoutMs: 400,
         toolTimeoutMs: 600,
       });
-      const app = await kitchen(h, { model: demo(h), nutrition: mcpNutritionLookup(bridge), nutritionTimeoutMs: 1_000 });
+      const app = await kitchen(h, {
+        model: demo(h),
+        nutrition: mcpNutritionLookup(bridge),
+        nutritionTimeoutMs: 1_000,
+      });
       try {
         const started = Date.now();
         const reply = await app.ask(await h.login('mama'), 'How many calories in an egg?');
@@ -229,7 +260,8 @@ describeEachBackend(
       const killable = await killableNutrition();
       const failing: Model = {
         name: 'broken',
-        call: () => Promise.resolve({ ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'provider down' } }),
+        call: () =>
+          Promise.resolve({ ok: false, error: { code: 'SERVICE_UNAVAILABLE', message: 'provider down' } }),
       };
       const app = await kitchen(h, {
         model: failing,
@@ -268,7 +300,11 @@ describeEachBackend(
         const recipes = await send('GET', '/api/recipes');
         expect(recipes.status).toBe(200);
         const [recipe] = ((await recipes.json()) as { recipes: { id: string }[] }).recipes;
-        const plan = await send('POST', '/api/meal-plans', { date: '2026-05-03', slot: 'lunch', recipeId: recipe?.id });
+        const plan = await send('POST', '/api/meal-plans', {
+          date: '2026-05-03',
+          slot: 'lunch',
+          recipeId: recipe?.id,
+        });
         expect(plan.status).toBe(201);
         expect((await send('GET', '/api/meal-plans?week=2026-05-01')).status).toBe(200);
 
@@ -307,7 +343,11 @@ describeEachBackend(
         JSON.stringify({ thought: 'claim', final: { reply: `household ${b.household}`, cards: [] } }),
       ];
       const { logger, lines } = capturedLogger();
-      const app = await kitchen(h, { model: scriptModel(script), logger, nutrition: nutrition?.lookup ?? (() => Promise.resolve(null)) });
+      const app = await kitchen(h, {
+        model: scriptModel(script),
+        logger,
+        nutrition: nutrition?.lookup ?? (() => Promise.resolve(null)),
+      });
       try {
         const token = await h.login('xiaojia');
         const reply = await app.ask(token, '今晚吃什么？', true);
@@ -325,4 +365,3 @@ describeEachBackend(
   },
   'pglite',
 );
-

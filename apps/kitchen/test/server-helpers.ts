@@ -8,7 +8,12 @@ export function capturedLogger(): { logger: Logger; lines: string[] } {
   const lines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
-      lines.push(...chunk.toString('utf8').split('\n').filter((l) => l !== ''));
+      lines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((l) => l !== ''),
+      );
       done();
     },
   });

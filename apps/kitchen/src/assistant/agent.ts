@@ -57,7 +57,8 @@ export function kitchenAgent(
         ...(options.nutritionTimeoutMs === undefined ? {} : { timeoutMs: options.nutritionTimeoutMs }),
       }),
     ],
-    limits: { ...options.limits, maxSteps },
+    // Every tool round stays in full view (the answer cites the first round's fridge items).
+    limits: { historyFullSteps: 3, ...options.limits, maxSteps },
     instructions: KITCHEN_INSTRUCTIONS,
     answer: kitchenAnswerFormat,
   };

@@ -1,4 +1,5 @@
 import type { Observation } from 'reins';
+import type { z } from 'zod';
 import { normalizeName } from '../domain/ingredient-names.js';
 import {
   kitchenAnswer,
@@ -11,7 +12,7 @@ import {
 import { nutritionOutput } from './nutrition-tool.js';
 import { mealPlanOutput, recipeSearchOutput } from './schemas.js';
 
-type NutritionResult = import('zod').infer<typeof nutritionOutput>;
+type NutritionResult = z.infer<typeof nutritionOutput>;
 
 /** What the run's tools really returned, indexed for stamping. */
 interface Evidence {
@@ -40,15 +41,18 @@ function collect(observations: readonly Observation[]): Evidence {
       if (!parsed.success) continue;
       const r = parsed.data;
       const names = [r.food];
-      if (r.provenance === 'mcp_exact') names.push(r.entry.name, ...(r.entry.matchedAlias ? [r.entry.matchedAlias] : []));
+      if (r.provenance === 'mcp_exact')
+        names.push(r.entry.name, ...(r.entry.matchedAlias ? [r.entry.matchedAlias] : []));
       if (r.provenance === 'mcp_derived') {
         names.push(r.dish.recipeName);
         recipes.set(normalizeName(r.dish.recipeName), r.dish.recipeId);
       }
-      for (const name of names) if (!nutrition.has(normalizeName(name))) nutrition.set(normalizeName(name), r);
+      for (const name of names)
+        if (!nutrition.has(normalizeName(name))) nutrition.set(normalizeName(name), r);
     } else if (o.tool === 'search_recipes' && o.status === 'ok') {
       const parsed = recipeSearchOutput.safeParse(o.result);
-      if (parsed.success) for (const m of parsed.data.matches) recipes.set(normalizeName(m.recipe.name), m.recipe.id);
+      if (parsed.success)
+        for (const m of parsed.data.matches) recipes.set(normalizeName(m.recipe.name), m.recipe.id);
     } else if (o.tool === 'meal_plan' && o.status === 'ok') {
       const parsed = mealPlanOutput.safeParse(o.result);
       if (!parsed.success) continue;
@@ -76,7 +80,12 @@ function stampNutrition(card: NutritionCard, evidence: Evidence, zh: boolean): N
     return {
       ...base,
       basis: 'per_100g',
-      values: { energyKcal: p.energyKcal, proteinG: p.proteinG, fatG: p.fatG, carbohydrateG: p.carbohydrateG },
+      values: {
+        energyKcal: p.energyKcal,
+        proteinG: p.proteinG,
+        fatG: p.fatG,
+        carbohydrateG: p.carbohydrateG,
+      },
       provenance: 'mcp_exact',
       source: `${hit.entry.source}: ${hit.entry.name} (${hit.entry.code})`,
       ...(hit.entry.note === null ? {} : { note: hit.entry.note.slice(0, 400) }),
@@ -112,7 +121,9 @@ function stampNutrition(card: NutritionCard, evidence: Evidence, zh: boolean): N
 function stampRecipe(card: RecipeCard, evidence: Evidence): RecipeCard {
   const { recipeId: _claimed, origin: _origin, ...rest } = card;
   const id = evidence.recipes.get(normalizeName(card.name));
-  return id === undefined ? { ...rest, origin: 'suggestion' } : { ...rest, recipeId: id, origin: 'household' };
+  return id === undefined
+    ? { ...rest, origin: 'suggestion' }
+    : { ...rest, recipeId: id, origin: 'household' };
 }
 
 function stampMealPlan(card: MealPlanCard, evidence: Evidence): MealPlanCard {

@@ -32,7 +32,7 @@ export function describeEvent(event: RunEvent): string[] {
           const o = event.observation;
           return [
             o.status === 'ok'
-              ? `  👀 ${o.tool} ok (${o.durationMs} ms): ${short(o.result)}`
+              ? `  👀 ${o.tool} ok (${Math.round(o.durationMs)} ms): ${short(o.result)}`
               : `  ⚠️  ${o.tool} ${o.status}: ${o.error?.code ?? ''} ${o.error?.message ?? ''}`,
           ];
         }
@@ -41,10 +41,12 @@ export function describeEvent(event: RunEvent): string[] {
       }
     case 'message': {
       const lines = [`\n${event.text}`, `  (format: ${event.format}${event.demo ? ', demo' : ''})`];
-      const data = (event as { data?: unknown }).data as KitchenAnswer | undefined;
+      const data = event.data as KitchenAnswer | undefined;
       for (const card of data?.cards ?? []) {
         if (card.type === 'recipe')
-          lines.push(`  [菜谱 recipe] ${card.name}${card.origin === 'household' ? '' : ' (suggestion)'}${card.missing?.length ? `  缺 missing: ${card.missing.join('、')}` : ''}`);
+          lines.push(
+            `  [菜谱 recipe] ${card.name}${card.origin === 'household' ? '' : ' (suggestion)'}${card.missing?.length ? `  缺 missing: ${card.missing.join('、')}` : ''}`,
+          );
         else if (card.type === 'nutrition') {
           const v = card.values ?? {};
           lines.push(
@@ -52,7 +54,10 @@ export function describeEvent(event: RunEvent): string[] {
           );
         } else {
           lines.push(`  [菜单 meal plan] ${card.title}`);
-          for (const e of card.entries) lines.push(`     ${e.date} ${e.slot.padEnd(9)} ${e.recipeName}${e.status === 'suggested' ? '  (建议 suggested)' : ''}`);
+          for (const e of card.entries)
+            lines.push(
+              `     ${e.date} ${e.slot.padEnd(9)} ${e.recipeName}${e.status === 'suggested' ? '  (建议 suggested)' : ''}`,
+            );
         }
       }
       return lines;
@@ -60,7 +65,7 @@ export function describeEvent(event: RunEvent): string[] {
     case 'error':
       return [`  ✖ ${event.code}: ${event.message}`];
     case 'done':
-      return [`■ ${event.status} after ${event.steps} step(s), ${event.durationMs} ms`];
+      return [`■ ${event.status} after ${event.steps} step(s), ${Math.round(event.durationMs)} ms`];
     default:
       return [];
   }
@@ -73,7 +78,8 @@ export async function askCommand(config: KitchenConfig, args: string[], io: CliI
   if (query === '') throw new UsageError('kitchen ask needs a question');
   const username = options.get('user') ?? 'xiaojia';
   const demo = DEMO_USERS.find((u) => u.username === username);
-  if (demo === undefined) throw new UsageError(`--user is one of ${DEMO_USERS.map((u) => u.username).join(', ')}`);
+  if (demo === undefined)
+    throw new UsageError(`--user is one of ${DEMO_USERS.map((u) => u.username).join(', ')}`);
 
   const kitchen = await openKitchen(config);
   const nutrition = await connectNutrition({ redisUrl: config.redisUrl });
@@ -88,7 +94,7 @@ export async function askCommand(config: KitchenConfig, args: string[], io: CliI
       tools: agent.tools,
       limits: agent.limits,
       instructions: agent.instructions,
-      ...({ answer: agent.answer } as object), // TEMP until the core has AnswerFormat
+      answer: agent.answer,
       principal: toReinsPrincipal(session.principal),
       agent: 'kitchen',
     });

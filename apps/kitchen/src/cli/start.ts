@@ -18,7 +18,10 @@ export interface RunningApp {
 export async function kitchenModel(env: NodeJS.ProcessEnv): Promise<{ model: Model; reason: string }> {
   const chosen = await chooseModel(readModelConfig(env));
   if (chosen.model.demo === true && chosen.model.name === 'demo') {
-    return { model: kitchenDemoModel(), reason: `${chosen.reason}: the kitchen demo model answers (offline, labeled)` };
+    return {
+      model: kitchenDemoModel(),
+      reason: `${chosen.reason}: the kitchen demo model answers (offline, labeled)`,
+    };
   }
   return { model: chosen.model, reason: chosen.reason };
 }
@@ -50,11 +53,16 @@ export async function startApp(
     running = await serve(kitchen.app, { port: config.port, host: config.host });
     const url = running.url;
     io.out(`Xiaojia Kitchen on ${url}  (${describeConfig(config)}${seeded ? ', demo data seeded now' : ''})`);
-    io.out(`  assistant: POST ${url}/v1/runs {"agent":"kitchen","input":"…"}  model: ${model.name} (${reason})`);
-    io.out(`  nutrition server: ${nutrition.bridge.status().status}; health: ${url}/health; metrics: ${url}/metrics`);
+    io.out(
+      `  assistant: POST ${url}/v1/runs {"agent":"kitchen","input":"…"}  model: ${model.name} (${reason})`,
+    );
+    io.out(
+      `  nutrition server: ${nutrition.bridge.status().status}; health: ${url}/health; metrics: ${url}/metrics`,
+    );
     if (db.backend === 'pglite' && config.seed === 'demo') {
       io.out('Demo logins (embedded default only; change them with `kitchen admin reset-password`):');
-      for (const u of DEMO_USERS) io.out(`  ${u.username.padEnd(10)} ${u.password.padEnd(15)} ${u.displayName}`);
+      for (const u of DEMO_USERS)
+        io.out(`  ${u.username.padEnd(10)} ${u.password.padEnd(15)} ${u.displayName}`);
     }
     const server = running;
     return {

@@ -13,14 +13,19 @@ import { toReinsPrincipal } from '../services/principal.js';
 export function kitchenMcpServer(services: KitchenServices, nutrition: NutritionLookup): McpToolServer {
   // The agent's model is never called here; only its tools are served.
   const { tools, instructions } = kitchenAgent(services, {
-    model: { name: 'none', call: () => Promise.resolve({ ok: false, error: { code: 'INTERNAL', message: 'no model' } }) },
+    model: {
+      name: 'none',
+      call: () => Promise.resolve({ ok: false, error: { code: 'INTERNAL', message: 'no model' } }),
+    },
     nutrition,
   });
   return createMcpToolServer({ name: 'xiaojia-kitchen', version: '0.1.0', tools, instructions });
 }
 
 /** Session token → the Reins principal of its user and active household, or undefined. */
-export function sessionPrincipal(services: KitchenServices): (token: string) => Promise<Principal | undefined> {
+export function sessionPrincipal(
+  services: KitchenServices,
+): (token: string) => Promise<Principal | undefined> {
   return async (token) => {
     const session = await services.auth.authenticate(token);
     return session === null ? undefined : toReinsPrincipal(session.principal);

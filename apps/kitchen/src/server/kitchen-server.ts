@@ -1,6 +1,12 @@
 import { Hono } from 'hono';
 import type { Model } from 'reins';
-import { createReinsServer, type HealthCheck, type Logger, type QuotaOptions, type ReinsServer } from '@reins/server';
+import {
+  createReinsServer,
+  type HealthCheck,
+  type Logger,
+  type QuotaOptions,
+  type ReinsServer,
+} from '@reins/server';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
 import { createKitchenApp } from '../http/app.js';
@@ -60,7 +66,9 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
       kitchen: kitchenAgent(services, {
         model: options.model,
         nutrition: options.nutrition,
-        ...(options.nutritionTimeoutMs === undefined ? {} : { nutritionTimeoutMs: options.nutritionTimeoutMs }),
+        ...(options.nutritionTimeoutMs === undefined
+          ? {}
+          : { nutritionTimeoutMs: options.nutritionTimeoutMs }),
       }),
     },
     authenticate: kitchenAuthenticate(services.auth),
@@ -72,7 +80,9 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
   const logger = options.logger;
   const api = createKitchenApp({
     services,
-    ...(logger === undefined ? {} : { reportError: (error: unknown) => logger.error({ err: error }, 'kitchen api error') }),
+    ...(logger === undefined
+      ? {}
+      : { reportError: (error: unknown) => logger.error({ err: error }, 'kitchen api error') }),
   });
 
   const app = new Hono();

@@ -5,7 +5,9 @@ import { mcpNutritionLookup } from '../assistant/mcp-nutrition.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
 
 /** The nutrition MCP server's entry (`npm run nutrition-mcp`), from `src/…` and `dist/…` alike. */
-export const NUTRITION_SERVER_BIN = fileURLToPath(new URL('../../../nutrition-mcp/bin/nutrition-mcp.js', import.meta.url));
+export const NUTRITION_SERVER_BIN = fileURLToPath(
+  new URL('../../../nutrition-mcp/bin/nutrition-mcp.js', import.meta.url),
+);
 
 export interface NutritionConnection {
   readonly bridge: McpBridge;
@@ -20,7 +22,9 @@ export interface NutritionConnection {
  * the server does not start: it is then `down` in `/health` and lookups are `SERVICE_UNAVAILABLE`.
  */
 export async function connectNutrition(
-  options: { readonly redisUrl?: string | undefined } & Partial<Omit<ConnectMcpOptions, 'name' | 'prefix'>> = {},
+  options: { readonly redisUrl?: string | undefined } & Partial<
+    Omit<ConnectMcpOptions, 'name' | 'prefix'>
+  > = {},
 ): Promise<NutritionConnection> {
   const { redisUrl, ...rest } = options;
   const bridge = await connectMcp({

@@ -2,9 +2,12 @@ const DAY_MS = 86_400_000;
 
 /** `YYYY-MM-DD` of `now` in `timeZone`. */
 export function localDate(now: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(
-    now,
-  );
+  return new Intl.DateTimeFormat('en-CA', {
+    timeZone,
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+  }).format(now);
 }
 
 export function addDays(date: string, days: number): string {

@@ -18,9 +18,10 @@ const ZH_FILLER =
 
 /** The food a nutrition question asks about (e.g. 鸡蛋的营养 → 鸡蛋; calories in pork → pork). */
 export function foodOf(query: string): string | undefined {
-  const english = /(?:nutrition|calories|protein|fat|carbs?|kcal)\s+(?:facts\s+)?(?:of|in|for)\s+(?:an?\s+|the\s+)?([a-z][a-z\s-]{1,40}?)\s*(?:\?|$|\.|,)/i.exec(
-    query,
-  )?.[1];
+  const english =
+    /(?:nutrition|calories|protein|fat|carbs?|kcal)\s+(?:facts\s+)?(?:of|in|for)\s+(?:an?\s+|the\s+)?([a-z][a-z\s-]{1,40}?)\s*(?:\?|$|\.|,)/i.exec(
+      query,
+    )?.[1];
   if (english !== undefined) return english.trim();
   const chinese = query
     .replace(ZH_FILLER, ' ')

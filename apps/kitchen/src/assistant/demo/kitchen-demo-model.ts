@@ -29,7 +29,11 @@ export function kitchenDemoModel(options: KitchenDemoModelOptions = {}): Model {
       if (request.signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'aborted' } };
       const text = JSON.stringify(decide(request, localDate(now(), timeZone)));
       const chars = request.messages.reduce((n, m) => n + m.content.length, 0);
-      return { ok: true, text, usage: { inputTokens: Math.ceil(chars / 4), outputTokens: estimateTokens(text) } };
+      return {
+        ok: true,
+        text,
+        usage: { inputTokens: Math.ceil(chars / 4), outputTokens: estimateTokens(text) },
+      };
     },
   };
 }
@@ -40,7 +44,9 @@ function decide(request: ModelRequest, today: string): Record<string, unknown> {
   const food = intent === 'nutrition' ? foodOf(query) : undefined;
   const seen = readSeen(request.messages);
   const offered = new Set(request.tools.map((t) => t.name));
-  const calls = request.finalStep ? [] : nextCalls(intent, seen, today, food).filter((c) => offered.has(c.action));
+  const calls = request.finalStep
+    ? []
+    : nextCalls(intent, seen, today, food).filter((c) => offered.has(c.action));
   if (calls.length > 0) {
     return {
       thought: `intent ${intent}: calling ${calls.map((c) => c.action).join(', ')}`,

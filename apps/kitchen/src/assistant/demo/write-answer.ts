@@ -2,7 +2,8 @@ import type { KitchenAnswer, KitchenCard, MealPlanCard, NutritionCard, RecipeCar
 import { NUTRITION_UNAVAILABLE } from '../kitchen-answer.js';
 import { addDays, weekOf, weekdayName } from './dates.js';
 import type { DemoIntent } from './intent.js';
-import { safeMatches } from './plan-calls.js';
+import { SLOTS } from '../../domain/types.js';
+import { safeMatches, SOON_DAYS } from './plan-calls.js';
 import type { Seen } from './seen.js';
 
 export const KITCHEN_DEMO_NOTICE = {
@@ -22,15 +23,17 @@ interface Context {
 
 const list = (zh: boolean, items: readonly string[]) => items.join(zh ? '、' : ', ');
 
-function recipeCards(c: Context, reasonZh: string, reasonEn: string): RecipeCard[] {
-  return safeMatches(c.seen).map((m) => ({
-    type: 'recipe',
-    name: m.recipe.name,
-    reason: c.say(reasonZh, reasonEn),
-    uses: [...m.matched],
-    missing: [...m.missing],
-    tags: [...m.recipe.tags],
-  }));
+function recipeCards(c: Context, reasonZh: string, reasonEn: string, preferSoon = false): RecipeCard[] {
+  return safeMatches(c.seen, preferSoon)
+    .slice(0, 3)
+    .map((m) => ({
+      type: 'recipe',
+      name: m.recipe.name,
+      reason: c.say(reasonZh, reasonEn),
+      uses: [...m.matched],
+      missing: [...m.missing],
+      tags: [...m.recipe.tags],
+    }));
 }
 
 function allergyLine(c: Context): string | undefined {
@@ -58,7 +61,12 @@ function nutritionCard(c: Context): { card?: NutritionCard; line: string } {
         type: 'nutrition',
         food: n.food,
         basis: 'per_100g',
-        values: { energyKcal: p.energyKcal, proteinG: p.proteinG, fatG: p.fatG, carbohydrateG: p.carbohydrateG },
+        values: {
+          energyKcal: p.energyKcal,
+          proteinG: p.proteinG,
+          fatG: p.fatG,
+          carbohydrateG: p.carbohydrateG,
+        },
       },
       line: c.say(
         `${n.food}（${n.entry.name}）每 100 克约 ${p.energyKcal ?? '?'} 千卡、蛋白质 ${p.proteinG ?? '?'} 克，数据来自 ${n.entry.source}。`,
@@ -88,7 +96,7 @@ function expiring(c: Context): KitchenAnswer {
   const items = c.seen.fridge();
   if (items === undefined) return unavailable(c, 'fridge_items');
   const expired = items.filter((i) => i.daysLeft !== null && i.daysLeft < 0);
-  const soon = items.filter((i) => i.daysLeft !== null && i.daysLeft >= 0);
+  const soon = items.filter((i) => i.daysLeft !== null && i.daysLeft >= 0 && i.daysLeft <= SOON_DAYS);
   const show = (i: (typeof items)[number]) =>
     c.say(
       `${i.name} ${i.quantity}${i.unit}（${i.daysLeft === 0 ? '今天到期' : `还剩 ${i.daysLeft} 天`}）`,
@@ -102,14 +110,31 @@ function expiring(c: Context): KitchenAnswer {
       ? []
       : [
           c.say(
-            `已经过期：${list(true, expired.map((i) => i.name))}，建议检查后丢弃。`,
-            `Already expired: ${list(false, expired.map((i) => i.name))}; check them and throw them out.`,
+            `已经过期：${list(
+              true,
+              expired.map((i) => i.name),
+            )}，建议检查后丢弃。`,
+            `Already expired: ${list(
+              false,
+              expired.map((i) => i.name),
+            )}; check them and throw them out.`,
           ),
         ]),
   ];
-  const cards = recipeCards(c, '用上快过期的食材', 'uses up what is due soon');
+  const cards = recipeCards(c, '用上快过期的食材', 'uses up what is due soon', true);
   if (cards.length > 0)
-    lines.push(c.say(`可以先做：${list(true, cards.map((r) => r.name))}。`, `Cook first: ${list(false, cards.map((r) => r.name))}.`));
+    lines.push(
+      c.say(
+        `可以先做：${list(
+          true,
+          cards.map((r) => r.name),
+        )}。`,
+        `Cook first: ${list(
+          false,
+          cards.map((r) => r.name),
+        )}.`,
+      ),
+    );
   const allergy = allergyLine(c);
   return { reply: lines.concat(allergy === undefined ? [] : [allergy]).join('\n'), cards };
 }
@@ -121,15 +146,29 @@ function cook(c: Context): KitchenAnswer {
   const cards: KitchenCard[] = [...recipes];
   const lines = [
     recipes.length === 0
-      ? c.say('家里的菜谱和现有食材对不上，可以先添加一些菜谱。', 'None of your recipes fits what you have; add a few recipes first.')
+      ? c.say(
+          '家里的菜谱和现有食材对不上，可以先添加一些菜谱。',
+          'None of your recipes fits what you have; add a few recipes first.',
+        )
       : c.say(
-          `用冰箱里现有的食材，推荐：${list(true, recipes.map((r) => r.name))}。`,
-          `With what is in your fridge, try: ${list(false, recipes.map((r) => r.name))}.`,
+          `用冰箱里现有的食材，推荐：${list(
+            true,
+            recipes.map((r) => r.name),
+          )}。`,
+          `With what is in your fridge, try: ${list(
+            false,
+            recipes.map((r) => r.name),
+          )}.`,
         ),
   ];
   const top = safeMatches(c.seen)[0];
   if (top !== undefined && top.missing.length > 0)
-    lines.push(c.say(`${top.recipe.name}还缺：${list(true, top.missing)}。`, `${top.recipe.name} still needs: ${list(false, top.missing)}.`));
+    lines.push(
+      c.say(
+        `${top.recipe.name}还缺：${list(true, top.missing)}。`,
+        `${top.recipe.name} still needs: ${list(false, top.missing)}.`,
+      ),
+    );
   const nutrition = nutritionCard(c);
   if (nutrition.line !== '') lines.push(nutrition.line);
   if (nutrition.card !== undefined) cards.push(nutrition.card);
@@ -148,31 +187,46 @@ function plan(c: Context): KitchenAnswer {
     recipeName: e.recipeName,
     status: 'planned',
   }));
-  const ideas = safeMatches(c.seen).map((m) => m.recipe.name);
+  const ideas = safeMatches(c.seen, true).map((m) => m.recipe.name);
   const open: string[] = [];
   for (let d = 0; d < 7; d++) {
     const date = addDays(monday, d);
-    if (date >= c.today && !planned.entries.some((e) => e.date === date && e.slot === 'dinner')) open.push(date);
+    if (date >= c.today && !planned.entries.some((e) => e.date === date && e.slot === 'dinner'))
+      open.push(date);
   }
-  open.slice(0, ideas.length).forEach((date, i) =>
-    entries.push({ date, slot: 'dinner', recipeName: ideas[i] ?? '', status: 'suggested' }),
-  );
-  entries.sort((a, b) => a.date.localeCompare(b.date) || a.slot.localeCompare(b.slot));
+  open
+    .slice(0, ideas.length)
+    .forEach((date, i) =>
+      entries.push({ date, slot: 'dinner', recipeName: ideas[i] ?? '', status: 'suggested' }),
+    );
+  entries.sort((a, b) => a.date.localeCompare(b.date) || SLOTS.indexOf(a.slot) - SLOTS.indexOf(b.slot));
   const day = (date: string) => `${weekdayName(date, c.zh)} ${date.slice(5)}`;
   const lines = [
     planned.entries.length === 0
       ? c.say('这周还没有安排菜单。', 'Nothing is planned this week yet.')
       : c.say(
-          `这周已安排 ${planned.entries.length} 顿：${list(true, planned.entries.map((e) => `${day(e.date)} ${e.recipeName}`))}。`,
-          `${planned.entries.length} meal(s) planned this week: ${list(false, planned.entries.map((e) => `${day(e.date)} ${e.recipeName}`))}.`,
+          `这周已安排 ${planned.entries.length} 顿：${list(
+            true,
+            planned.entries.map((e) => `${day(e.date)} ${e.recipeName}`),
+          )}。`,
+          `${planned.entries.length} meal(s) planned this week: ${list(
+            false,
+            planned.entries.map((e) => `${day(e.date)} ${e.recipeName}`),
+          )}.`,
         ),
   ];
   const suggested = entries.filter((e) => e.status === 'suggested');
   if (suggested.length > 0)
     lines.push(
       c.say(
-        `空着的晚饭可以用快过期的食材：${list(true, suggested.map((e) => `${day(e.date)} ${e.recipeName}`))}（建议，未写入计划）。`,
-        `Open dinners could use what is due soon: ${list(false, suggested.map((e) => `${day(e.date)} ${e.recipeName}`))} (suggestions, not saved).`,
+        `空着的晚饭可以安排（先用快过期的食材）：${list(
+          true,
+          suggested.map((e) => `${day(e.date)} ${e.recipeName}`),
+        )}（建议，未写入计划）。`,
+        `Open dinners could be (using what is due soon first): ${list(
+          false,
+          suggested.map((e) => `${day(e.date)} ${e.recipeName}`),
+        )} (suggestions, not saved).`,
       ),
     );
   const allergy = allergyLine(c);
@@ -189,10 +243,16 @@ function allergies(c: Context): KitchenAnswer {
   const lines = [
     profile.allergies.length === 0
       ? c.say('家里没有登记过敏。', 'No allergies are recorded for your household.')
-      : c.say(`过敏：${profile.allergies.map(show).join('；')}。`, `Allergies: ${profile.allergies.map(show).join('; ')}.`),
+      : c.say(
+          `过敏：${profile.allergies.map(show).join('；')}。`,
+          `Allergies: ${profile.allergies.map(show).join('; ')}.`,
+        ),
     profile.preferences.length === 0
       ? c.say('没有登记饮食偏好。', 'No dietary preferences are recorded.')
-      : c.say(`饮食偏好：${profile.preferences.map(show).join('；')}。`, `Preferences: ${profile.preferences.map(show).join('; ')}.`),
+      : c.say(
+          `饮食偏好：${profile.preferences.map(show).join('；')}。`,
+          `Preferences: ${profile.preferences.map(show).join('; ')}.`,
+        ),
   ];
   return { reply: lines.join('\n'), cards: [] };
 }
@@ -200,11 +260,17 @@ function allergies(c: Context): KitchenAnswer {
 function nutrition(c: Context): KitchenAnswer {
   if (c.food === undefined)
     return {
-      reply: c.say('想查哪种食材或哪道菜的营养？比如：“鸡蛋的营养”。', 'Which food or dish? For example: "nutrition of egg".'),
+      reply: c.say(
+        '想查哪种食材或哪道菜的营养？比如：“鸡蛋的营养”。',
+        'Which food or dish? For example: "nutrition of egg".',
+      ),
       cards: [],
     };
   const { card, line } = nutritionCard(c);
-  return { reply: line === '' ? c.say('没有查到营养数据。', 'No nutrition data was found.') : line, cards: card === undefined ? [] : [card] };
+  return {
+    reply: line === '' ? c.say('没有查到营养数据。', 'No nutrition data was found.') : line,
+    cards: card === undefined ? [] : [card],
+  };
 }
 
 function help(c: Context): KitchenAnswer {
