@@ -1,4 +1,5 @@
-import type { AnyTool, Model, RunLimits } from 'reins';
+import type { AnswerFormat, AnyTool, Model, RunLimits } from 'reins';
+import type { KitchenAnswer } from './cards.js';
 import { kitchenReads } from '../services/assistant-reads.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { kitchenTools } from './kitchen-tools.js';
@@ -34,7 +35,7 @@ export interface KitchenAgentDefinition {
   readonly limits: Partial<RunLimits>;
   readonly instructions: string;
   /** The structured final answer: reply + action cards, re-stamped by code (`finalizeKitchenAnswer`). */
-  readonly answer: typeof kitchenAnswerFormat;
+  readonly answer: AnswerFormat<KitchenAnswer>;
 }
 
 /**

@@ -1,4 +1,4 @@
-import type { Observation } from 'reins';
+import { defineAnswer, type Observation } from 'reins';
 import type { z } from 'zod';
 import { normalizeName } from '../domain/ingredient-names.js';
 import {
@@ -171,8 +171,8 @@ export function finalizeKitchenAnswer(
 }
 
 /** The kitchen assistant's answer format (`answer` of the agent definition). */
-export const kitchenAnswerFormat = {
+export const kitchenAnswerFormat = defineAnswer<KitchenAnswer>({
   schema: kitchenAnswer,
-  text: (data: KitchenAnswer): string => data.reply,
+  text: (data) => data.reply,
   finalize: finalizeKitchenAnswer,
-};
+});
