@@ -270,6 +270,8 @@ describeEachBackend(
         redis: proxy.url,
       });
       try {
+        const before = await app.get('/health');
+        expect((before.body['checks'] as Record<string, { status: string }>)['redis']?.status).toBe('up');
         await proxy.kill();
         killable.kill();
         const login = await fetch(`${app.url}/api/auth/login`, {
