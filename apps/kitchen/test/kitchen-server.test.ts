@@ -270,8 +270,10 @@ describeEachBackend(
         redis: proxy.url,
       });
       try {
-        const before = await app.get('/health');
-        expect((before.body['checks'] as Record<string, { status: string }>)['redis']?.status).toBe('up');
+        // Up through the proxy first (the client connects in the background: poll briefly).
+        const redisStatus = async () =>
+          ((await app.get('/health')).body['checks'] as Record<string, { status: string }>)['redis']?.status;
+        await expect.poll(redisStatus, { timeout: 5_000, interval: 100 }).toBe('up');
         await proxy.kill();
         killable.kill();
         const login = await fetch(`${app.url}/api/auth/login`, {
