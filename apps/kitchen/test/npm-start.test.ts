@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
+import { main } from '../src/cli/main.js';
 import { openPgliteDb } from '../src/db/pglite-db.js';
 import { KITCHEN_DEMO_NOTICE } from '../src/assistant/demo/write-answer.js';
 import { pgliteTemplate } from './backends.js';
@@ -62,6 +63,31 @@ it('`npm start` (kitchen start): one process, seeded, demo model, nutrition chil
   } finally {
     child.kill('SIGTERM');
     await exited;
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);
+
+it('`npm run ask`: the assistant for a demo user, each step printed, then the answer and its cards', async () => {
+  const dataDir = await mkdtemp(join(tmpdir(), 'kitchen-ask-'));
+  await (await openPgliteDb({ dataDir, loadDataDir: await pgliteTemplate() })).close();
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = {
+    out: (l: string) => out.push(l),
+    err: (l: string) => err.push(l),
+    env: { REINS_DATA_DIR: dataDir },
+  };
+  try {
+    expect(await main(['ask', '--user', 'laowang', '这周吃什么？有什么快过期的？'], io)).toBe(0);
+    const text = out.join('\n');
+    expect(text).toMatch(/🔧 fridge_items[\s\S]*👀 fridge_items ok[\s\S]*🔧 search_recipes/);
+    expect(text).toContain(KITCHEN_DEMO_NOTICE.zh);
+    expect(text).toContain('鲈鱼'); // 老王家's fridge
+    expect(text).not.toContain('嫩豆腐'); // 小贾家's
+    expect(text).toContain('[菜谱 recipe]');
+    expect(err.join('\n')).toContain('kitchen-demo');
+    expect(await main(['ask', '--user', 'nobody', 'hi'], io)).toBe(2);
+  } finally {
     await rm(dataDir, { recursive: true, force: true });
   }
 }, 60_000);
