@@ -6,6 +6,8 @@ import { describeConfig, type KitchenConfig } from '../config.js';
 import { DEMO_USERS } from '../seed/demo-data.js';
 import { connectNutrition } from '../server/nutrition-bridge.js';
 import { createKitchenServer, type KitchenServerOptions } from '../server/kitchen-server.js';
+import { webDistDir } from '@reins/web';
+import { webAssets } from '../http/web-assets.js';
 import type { CliIo } from './io.js';
 import { openKitchen } from './open-app.js';
 
@@ -48,11 +50,15 @@ export async function startApp(
       nutrition: nutrition.lookup,
       nutritionHealth: nutrition.health,
       ...(config.redisUrl === undefined ? {} : { redis: config.redisUrl }),
+      // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
+      extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,
     });
     running = await serve(kitchen.app, { port: config.port, host: config.host });
     const url = running.url;
-    io.out(`Xiaojia Kitchen on ${url}  (${describeConfig(config)}${seeded ? ', demo data seeded now' : ''})`);
+    io.out(
+      `Xiaojia Kitchen on ${url}  — open it in a browser (${describeConfig(config)}${seeded ? ', demo data seeded now' : ''})`,
+    );
     io.out(
       `  assistant: POST ${url}/v1/runs {"agent":"kitchen","input":"…"}  model: ${model.name} (${reason})`,
     );
