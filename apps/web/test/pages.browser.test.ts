@@ -1,8 +1,14 @@
 import { mkdir } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { act, ask, final, sessions } from './browser-session.js';
-import { testCardAnswer } from './test-cards.js';
+import { act, ask, sessions } from './browser-session.js';
+
+/** The kitchen's structured final answer: a reply and action cards. */
+const answer = (reply: string, cards: unknown[] = []): string =>
+  JSON.stringify({ thought: 'done', final: { reply, cards } });
 import { ControlledModel, SCREENSHOTS, startWebHarness, type WebHarness } from './web-harness.js';
+
+/** Browser waits under a loaded CI machine: well inside vitest's 20 s, far above the usual 0.1 s. */
+const POLL = { timeout: 8_000 };
 
 let h: WebHarness;
 const browser = sessions(() => h);
@@ -48,7 +54,7 @@ describe('the web UI in Chromium', () => {
   it('streams the assistant’s steps live, then shows the answer; every page carries the CSP', async () => {
     h.model = new ControlledModel([
       { text: act('fridge_items', {}, '先看看冰箱'), delayMs: 50 },
-      { text: final('可以做**番茄炒蛋**。'), delayMs: 800 },
+      { text: answer('可以做**番茄炒蛋**。'), delayMs: 800 },
     ]);
     const page = await browser.signedIn();
     const document = await page.request.get('/assistant');
@@ -63,22 +69,22 @@ describe('the web UI in Chromium', () => {
     expect(await turn.locator('.step-act').first().textContent()).toContain('fridge_items');
     await turn.getByTestId('answer').waitFor();
     expect(await turn.getByTestId('answer-text').locator('strong').textContent()).toBe('番茄炒蛋');
-    await expect.poll(() => turn.getByTestId('run-status').textContent()).toContain('success');
+    await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('success');
     await page.screenshot({ path: `${SCREENSHOTS}assistant.png`, fullPage: true });
   });
 
   it('Stop cancels the run: the page says cancelled and the server makes no call after it', async () => {
     h.nutrition.block();
-    const model = new ControlledModel([act('nutrition_lookup', { food: '鸡蛋' }), final('不该出现')]);
+    const model = new ControlledModel([act('nutrition_lookup', { food: '鸡蛋' }), answer('不该出现')]);
     h.model = model;
     try {
       const page = await browser.signedIn();
       await ask(page, '鸡蛋的营养？');
       const turn = page.getByTestId('assistant-turn').last();
       await turn.locator('.step-act').first().waitFor();
-      await expect.poll(() => h.nutrition.calls).toBe(1); // the tool is running, blocked
+      await expect.poll(() => h.nutrition.calls, POLL).toBe(1); // the tool is running, blocked
       await page.getByTestId('stop').click();
-      await expect.poll(() => turn.getByTestId('run-status').textContent()).toContain('cancelled');
+      await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('cancelled');
       expect(model.calls).toBe(1);
     } finally {
       h.nutrition.release();
@@ -105,7 +111,7 @@ describe('the web UI in Chromium', () => {
       ingredients: [{ name: '番茄', quantity: 1, unit: '个' }],
     });
     h.model = new ControlledModel([
-      final(
+      answer(
         `结果 ${payload} [点我](javascript:window.__pwned=3) [文档](https://203.0.113.9/docs) ![x](http://203.0.113.9/x.png) <a href="javascript:alert(1)">a</a>`,
       ),
     ]);
@@ -136,7 +142,7 @@ describe('the web UI in Chromium', () => {
   });
 
   it('falls back to the one-shot JSON answer when streaming is unavailable, and says so', async () => {
-    h.model = new ControlledModel([act('fridge_items', {}), final('JSON 回答')]);
+    h.model = new ControlledModel([act('fridge_items', {}), answer('JSON 回答')]);
     const page = await browser.signedIn();
     await page.evaluate("localStorage.setItem('kitchen.stream', 'off')");
     const accepts: string[] = [];
@@ -152,7 +158,7 @@ describe('the web UI in Chromium', () => {
   });
 
   it('renders action cards from the structured answer, provenance stamped by code, demo mode labeled', async () => {
-    const answer = {
+    const reply = {
       reply: '今晚做**番茄炒蛋**。',
       cards: [
         { type: 'recipe', name: '番茄炒蛋', origin: 'suggestion', uses: ['番茄', '鸡蛋'], missing: ['葱'] },
@@ -179,9 +185,8 @@ describe('the web UI in Chromium', () => {
         },
       ],
     };
-    h.answer = testCardAnswer;
     h.model = new ControlledModel(
-      [act('nutrition_lookup', { food: '鸡蛋' }), JSON.stringify({ thought: 'done', final: answer })],
+      [act('nutrition_lookup', { food: '鸡蛋' }), JSON.stringify({ thought: 'done', final: reply })],
       { demo: true },
     );
     try {
@@ -203,7 +208,7 @@ describe('the web UI in Chromium', () => {
       expect(await page.evaluate('globalThis.__pwned')).toBeUndefined();
       await page.screenshot({ path: `${SCREENSHOTS}assistant-cards.png`, fullPage: true });
     } finally {
-      h.answer = undefined;
+      h.model = new ControlledModel([]);
     }
   });
 });

@@ -5,11 +5,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { act, final, sessions } from './browser-session.js';
 import { ControlledModel, SCREENSHOTS, startWebHarness, type WebHarness } from './web-harness.js';
 
+/** Browser waits under a loaded CI machine: well inside vitest's 20 s, far above the usual 0.1 s. */
+const POLL = { timeout: 8_000 };
+
 let h: WebHarness;
 const browser = sessions(() => h);
 
 beforeAll(async () => {
-  h = await startWebHarness();
+  h = await startWebHarness('playground');
 }, 90_000);
 
 afterAll(async () => {
@@ -36,7 +39,7 @@ describe('the playground and the pages around it, in Chromium', () => {
     await page.locator('#pg-query').fill('What is in the fridge?');
     await page.getByTestId('run').click();
     const output = page.getByTestId('pg-output');
-    await expect.poll(() => output.getByTestId('run-status').textContent()).toContain('success');
+    await expect.poll(() => output.getByTestId('run-status').textContent(), POLL).toContain('success');
     const phases = await output
       .locator('.step')
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-phase')));
@@ -69,11 +72,11 @@ describe('the playground and the pages around it, in Chromium', () => {
     const runId = /run-(.+)\.json$/.exec(download.suggestedFilename())?.[1] ?? '';
     await page.getByTestId('replay-id').fill(runId);
     await page.getByTestId('replay').click();
-    await expect.poll(() => output.locator('.step').count()).toBe(5);
+    await expect.poll(() => output.locator('.step').count(), POLL).toBe(5);
     await page.getByTestId('replay-id').fill('');
     await page.getByTestId('replay-file').setInputFiles(file);
     await page.getByTestId('replay').click();
-    await expect.poll(() => output.getByTestId('run-status').textContent()).toContain('success');
+    await expect.poll(() => output.getByTestId('run-status').textContent(), POLL).toContain('success');
     expect(await output.locator('.step').count()).toBe(5);
   });
 
@@ -118,7 +121,7 @@ describe('the playground and the pages around it, in Chromium', () => {
     await page.getByTestId('replay-file').setInputFiles(file);
     await page.getByTestId('replay').click();
     const graph = page.getByTestId('plan-graph');
-    await expect.poll(() => graph.locator('g.node').count()).toBe(3);
+    await expect.poll(() => graph.locator('g.node').count(), POLL).toBe(3);
     expect(await graph.locator('line.edge').count()).toBe(2);
     expect(await graph.locator('g.node-ok').getAttribute('data-step')).toBe('s1');
     const output = page.getByTestId('pg-output');
@@ -136,9 +139,9 @@ describe('the playground and the pages around it, in Chromium', () => {
     const active = await switcher.locator('option:checked').textContent();
     const other = names.find((n) => n !== active) ?? '';
     await switcher.selectOption({ label: other });
-    await expect.poll(() => switcher.locator('option:checked').textContent()).toBe(other);
+    await expect.poll(() => switcher.locator('option:checked').textContent(), POLL).toBe(other);
     await page.locator('#lang').selectOption('en');
-    await expect.poll(() => page.locator('nav a[href="/fridge"]').textContent()).toBe('Fridge');
+    await expect.poll(() => page.locator('nav a[href="/fridge"]').textContent(), POLL).toBe('Fridge');
     expect(await page.evaluate('document.documentElement.lang')).toBe('en');
 
     await page.locator('nav a[href="/preferences"]').click();
@@ -242,7 +245,7 @@ describe('the playground and the pages around it, in Chromium', () => {
     await turn.getByTestId('clarify').waitFor();
     expect(await turn.getByTestId('run-status').textContent()).toContain('awaiting_input');
     await turn.getByRole('button', { name: 'Saturday' }).click();
-    await expect.poll(() => turn.getByTestId('run-status').textContent()).toContain('success');
+    await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('success');
     expect(answers).toEqual([{ questionId: 'q1', answer: 'sat' }]);
     expect(await turn.getByTestId('answer-text').textContent()).toContain('Saturday it is.');
     expect(await turn.locator('.step-act').textContent()).toContain('meal_plan_week');
@@ -268,7 +271,7 @@ describe('the playground and the pages around it, in Chromium', () => {
     const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
     await page.goto('/playground');
     const picker = page.getByTestId('agent-picker');
-    await expect.poll(() => picker.locator('option').count()).toBe(2);
+    await expect.poll(() => picker.locator('option').count(), POLL).toBe(2);
     await picker.selectOption('planner');
     await page.locator('#pg-query').fill('把张三在协和医院的住院记录同步到理赔系统');
     await page.getByTestId('run').click();
@@ -279,7 +282,7 @@ describe('the playground and the pages around it, in Chromium', () => {
     expect(await page.getByTestId('plan-graph').locator('g.node').count()).toBe(1);
     expect(await output.getByTestId('run-status').textContent()).toContain('awaiting_input');
     await clarify.getByRole('button', { name: '武汉协和医院' }).click();
-    await expect.poll(() => output.getByTestId('run-status').textContent()).toContain('success');
+    await expect.poll(() => output.getByTestId('run-status').textContent(), POLL).toContain('success');
     expect(await page.getByTestId('plan-graph').locator('h3').textContent()).toContain('v2 (clarified)');
     expect(await page.getByTestId('plan-graph').locator('g.node-ok').getAttribute('data-step')).toBe('s1');
     expect(await output.locator('.step-act').last().textContent()).toContain('WHXH001');

@@ -23,7 +23,9 @@ import { z } from 'zod';
 import { scriptModel, type ScriptReply } from 'reins/testing';
 import {
   createKitchenApp,
+  createKitchenServer,
   createKitchenServices,
+  webAssets,
   kitchenAgent,
   seedDemo,
   toReinsPrincipal,
@@ -134,19 +136,90 @@ export interface WebHarness {
   model: Model;
   /** The model of the plan agent (`planner`, seed 001's hospital example) for the next runs. */
   planModel: Model;
-  /** The answer format of the next runs (action cards); undefined: plain text answers. */
+  /** `playground` composition: the kitchen agent's answer format (undefined: plain text answers). */
   answer: RunAgentOptions['answer'];
   newContext(options?: { width?: number; height?: number; locale?: string }): Promise<BrowserContext>;
   close(): Promise<void>;
 }
 
+interface Models {
+  model: Model;
+  planModel: Model;
+  answer: RunAgentOptions['answer'];
+}
+
 /**
- * The kitchen as `npm start` will serve it — the REST API and the web UI (`createKitchenApp`
- * with `web`) and the Reins server with the kitchen agent on the same origin — on 127.0.0.1,
- * plus Debian's Chromium. The pages are built fresh from source into a temp folder first, so
+ * What `npm start` serves (`createKitchenServer` with the web UI mounted through `extend`, as
+ * `startApp` does): the kitchen agent with its action-card answer format. The model is the
+ * test's current one.
+ */
+function startComposition(
+  services: KitchenServices,
+  models: Models,
+  nutrition: NutritionLookup,
+  root: string,
+) {
+  const current: Model = {
+    name: 'script',
+    get demo() {
+      return models.model.demo;
+    },
+    call: (request) => models.model.call(request),
+  };
+  const kitchen = createKitchenServer({
+    services,
+    model: current,
+    nutrition,
+    logger: pino({ level: 'silent' }),
+    extend: (app) => app.use('*', webAssets({ root })),
+  });
+  return { app: kitchen.app, reins: kitchen.reins };
+}
+
+/**
+ * For the playground: the kitchen REST API with the web UI (`createKitchenApp({web})`) and a
+ * Reins server with two agents — the kitchen agent (answer format chosen per test) and a plan
+ * agent — on the same origin.
+ */
+function playgroundComposition(
+  services: KitchenServices,
+  models: Models,
+  nutrition: NutritionLookup,
+  root: string,
+) {
+  const hospitalRecords = hospitalTool();
+  const reins = createReinsServer({
+    agents: {
+      kitchen: () => ({
+        ...kitchenAgent(services, { model: models.model, nutrition }),
+        answer: models.answer,
+      }),
+      planner: () => ({
+        kind: 'plan' as const,
+        model: models.planModel,
+        tools: [hospitalRecords],
+        validators: [HOSPITALS],
+      }),
+    },
+    authenticate: async (request): Promise<Principal | undefined> => {
+      const token = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
+      const session = token === undefined ? null : await services.auth.authenticate(token);
+      return session === null ? undefined : toReinsPrincipal(session.principal);
+    },
+    logger: pino({ level: 'silent' }),
+  });
+  const app = new Hono();
+  app.route('/', reins.app);
+  app.route('/', createKitchenApp({ services, web: { root }, reportError: () => undefined }));
+  return { app, reins };
+}
+
+/**
+ * The kitchen on 127.0.0.1 — `start`: exactly what `npm start` composes; `playground`: with a
+ * plan agent beside the kitchen agent — plus Debian's Chromium. The pages are built fresh from source into a temp folder first, so
  * the tests never run a stale bundle.
  */
-export async function startWebHarness(): Promise<WebHarness> {
+export async function startWebHarness(composition: 'start' | 'playground' = 'start'): Promise<WebHarness> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(
       `${CHROMIUM} is missing: install Debian's Chromium (apt-get install -y chromium) to run the browser tests`,
@@ -162,35 +235,15 @@ export async function startWebHarness(): Promise<WebHarness> {
   await seedDemo(deps);
   const services = createKitchenServices(deps);
   const nutrition = controlledNutrition();
-  const harness: { model: Model; planModel: Model; answer: RunAgentOptions['answer'] } = {
+  const harness: Models = {
     model: new ControlledModel([]),
     planModel: new ControlledModel([]),
     answer: undefined,
   };
-  const hospitalRecords = hospitalTool();
-  const reins = createReinsServer({
-    agents: {
-      kitchen: () => ({
-        ...kitchenAgent(services, { model: harness.model, nutrition: nutrition.lookup }),
-        ...(harness.answer === undefined ? {} : { answer: harness.answer }),
-      }),
-      planner: () => ({
-        kind: 'plan' as const,
-        model: harness.planModel,
-        tools: [hospitalRecords],
-        validators: [HOSPITALS],
-      }),
-    },
-    authenticate: async (request): Promise<Principal | undefined> => {
-      const token = /^Bearer (\S+)$/.exec(request.headers.get('authorization') ?? '')?.[1];
-      const session = token === undefined ? null : await services.auth.authenticate(token);
-      return session === null ? undefined : toReinsPrincipal(session.principal);
-    },
-    logger: pino({ level: 'silent' }),
-  });
-  const app = new Hono();
-  app.route('/', reins.app);
-  app.route('/', createKitchenApp({ services, web: { root: outDir }, reportError: () => undefined }));
+  const { app, reins } =
+    composition === 'start'
+      ? startComposition(services, harness, nutrition.lookup, outDir)
+      : playgroundComposition(services, harness, nutrition.lookup, outDir);
   const server = await new Promise<ReturnType<typeof serve>>((resolve) => {
     const s = serve({ fetch: app.fetch, port: 0, hostname: '127.0.0.1' }, () => resolve(s));
   });
