@@ -2,11 +2,12 @@ import { decisionFromToolCalls, parseDecision } from '../decision/index.js';
 import { describeThrown } from '../errors.js';
 import type { RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
-import type { Model, ToolSpec } from '../model.js';
+import type { Model, ModelResult, ToolSpec } from '../model.js';
+import { isThenable } from '../util/is-thenable.js';
 import type { Degraded, Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_DEADLINE } from './abort-reasons.js';
-import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
+import { modelBreach, startModelCall } from './call-model.js';
 import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
@@ -43,7 +44,12 @@ export interface LoopContext {
  * event to `ctx.log` and always ends it with `done`. Resolves when the run has ended.
  */
 export function runLoop(ctx: LoopContext): Promise<void> {
-  return new ReactLoop(ctx).run();
+  const loop = new ReactLoop(ctx);
+  // Settles when the loop returns, or at once when an abort ends the run during a model call.
+  return new Promise<void>((resolve, reject) => {
+    loop.finish = resolve;
+    loop.run().then(resolve, reject);
+  });
 }
 
 /** One run's loop state. A class, not closures: a run in flight holds less (see bench/). */
@@ -60,12 +66,15 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   #completed = 0;
   /** Fallbacks that answered during the run; the message says what was lost. */
   #degraded: Degraded[] | undefined;
-  /** The step whose model call is in flight (0: none), for streamed deltas. */
+  /** The step whose model call is in flight (0: none): for streamed deltas, and an abort. */
   #modelStep = 0;
-  readonly #modelCall: ModelCallSlot = {};
-  // The run's one abort listener: settles the model call in flight (if any) at once.
+  /** The run ended during its model call: the loop stops where the call returns (if ever). */
+  #abandoned = false;
+  /** Settles `runLoop`'s promise (set by `runLoop`). */
+  finish: () => void = () => undefined;
+  // The run's one abort listener: ends the run at once during a model call (if any).
   readonly #onAbort = (): void => {
-    this.#modelCall.settle?.(ABORTED);
+    if (this.#modelStep !== 0) this.#stopDuringModelCall();
     this.#ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
   };
 
@@ -109,9 +118,19 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
           this,
         );
         this.#modelStep = step;
-        const result = await callModel(model, request, this.#modelCall);
+        // The adapter's own promise, awaited directly: no promise of ours per step. An
+        // abort ends the run from `#onAbort` even if the adapter never settles.
+        const started = startModelCall(model, request);
+        let result: ModelResult;
+        if (isThenable(started)) {
+          try {
+            result = (await started) as ModelResult;
+          } catch (thrown) {
+            result = modelBreach(thrown);
+          }
+        } else result = started;
+        if (this.#abandoned) return;
         this.#modelStep = 0;
-        this.#modelCall.settle = undefined;
         if (result.usage !== undefined) {
           this.#inputTokens += result.usage.inputTokens;
           this.#outputTokens += result.usage.outputTokens;
@@ -364,6 +383,17 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     }
     this.#notice(next.reason);
     this.#done('stopped', next.reason);
+  }
+
+  /**
+   * An abort during a model call: the run ends now (`cancelled`, or `stopped` at the
+   * deadline), even if the adapter ignores its signal; the call is abandoned.
+   */
+  #stopDuringModelCall(): void {
+    this.#modelStep = 0;
+    this.#abandoned = true;
+    if (!this.#ctx.log.closed) this.#endAborted();
+    this.finish();
   }
 
   #endAborted(): void {
