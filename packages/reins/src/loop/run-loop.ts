@@ -58,6 +58,11 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   /** The run's act environment; this loop is the sink of its tools' progress reports. */
   readonly #act: ActEnv;
   readonly #started: number;
+  /**
+   * When the next model step's reasoning starts, if already known: the run's start, or the
+   * end of the observation the loop just made (one clock read serves both).
+   */
+  #reasonFrom: number | undefined;
   readonly #demo: boolean;
   // What resolveTurn reads, kept as one object instead of a new one per step.
   readonly #turn = { actions: new Map<string, number>(), forcedFinal: false };
@@ -84,28 +89,33 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     ctx.act.progress = this;
     if (ctx.approvals !== undefined) ctx.act.approval = this;
     this.#started = ctx.deps.now();
+    this.#reasonFrom = this.#started;
     this.#demo = ctx.model.demo === true;
   }
 
   async run(): Promise<void> {
     const { model, limits, log, deps, prompt } = this.#ctx;
     const signal = this.#act.signal;
-    log.append({
-      type: 'start',
-      agent: this.#ctx.agent,
-      model: model.name,
-      demo: this.#demo,
-      query: prompt.query,
-      tools: this.#ctx.toolNames,
-      limits,
-      timeouts: this.#ctx.timeouts,
-    });
+    log.append(
+      {
+        type: 'start',
+        agent: this.#ctx.agent,
+        model: model.name,
+        demo: this.#demo,
+        query: prompt.query,
+        tools: this.#ctx.toolNames,
+        limits,
+        timeouts: this.#ctx.timeouts,
+      },
+      this.#started,
+    );
     signal.addEventListener('abort', this.#onAbort, { once: true });
     try {
       for (let step = 1; ; step++) {
         if (signal.aborted) return this.#endAborted();
         const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
-        const reasonStart = deps.now();
+        const reasonStart = this.#reasonFrom ?? deps.now();
+        this.#reasonFrom = undefined;
         const tools = finalStep ? [] : this.#ctx.specs;
         const request = new StepRequest(
           prompt.messages(finalStep),
@@ -167,7 +177,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         );
 
         const next = resolveTurn(parse, this.#turn, finalStep, limits.maxCallsPerStep);
-        if (next.kind === 'answer' || next.kind === 'stop') return this.#end(step, next);
+        if (next.kind === 'answer' || next.kind === 'stop') return this.#end(step, next, reasonEnd);
 
         if (next.kind === 'act_many') {
           const observations = await this.#actMany(step, next.calls, reasonEnd);
@@ -185,7 +195,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
 
         const acted = this.#actOne(step, next, reasonEnd);
         const observation = acted instanceof Promise ? await acted : acted;
-        this.#observed(step, observation, reasonEnd);
+        this.#reasonFrom = this.#observed(step, observation, reasonEnd);
         if (signal.aborted) return this.#endAborted();
         this.#completed = step;
         // Clean JSON is remembered as written; anything else as the normalized decision.
@@ -311,7 +321,8 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     );
   }
 
-  #observed(step: number, observation: Observation, actStart: number): void {
+  /** Appends the observe event; returns when it ended. */
+  #observed(step: number, observation: Observation, actStart: number): number {
     if (observation.degraded !== undefined) (this.#degraded ??= []).push(observation.degraded);
     const endedAt = actStart + observation.durationMs; // no second clock read
     this.#ctx.log.append(
@@ -327,6 +338,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
       },
       endedAt,
     );
+    return endedAt;
   }
 
   /**
@@ -373,15 +385,16 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     this.#ctx.log.append(modelDeltaDraft(step, text, at), at);
   }
 
-  #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>): void {
+  /** The run's last step decided (`at`: when its reasoning ended): its message, then `done`. */
+  #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>, at: number): void {
     this.#completed = step;
     if (next.kind === 'answer') {
       const { text, format, intent } = next;
       const degraded = this.#degraded;
-      this.#ctx.log.append({ type: 'message', text, format, intent, demo: this.#demo, degraded });
+      this.#ctx.log.append({ type: 'message', text, format, intent, demo: this.#demo, degraded }, at);
       return this.#done('success');
     }
-    this.#notice(next.reason);
+    this.#notice(next.reason, at);
     this.#done('stopped', next.reason);
   }
 
@@ -402,26 +415,31 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     this.#done('stopped', 'deadline');
   }
 
-  #notice(reason: StopReason): void {
+  #notice(reason: StopReason, at?: number): void {
     const text = stopNotice(reason, this.#ctx.limits);
-    this.#ctx.log.append({
-      type: 'message',
-      text,
-      format: 'structured',
-      intent: 'notice',
-      demo: this.#demo,
-      degraded: this.#degraded,
-    });
+    this.#ctx.log.append(
+      {
+        type: 'message',
+        text,
+        format: 'structured',
+        intent: 'notice',
+        demo: this.#demo,
+        degraded: this.#degraded,
+      },
+      at, // absent: now
+    );
   }
 
   #done(status: RunStatus, stopReason?: StopReason): void {
-    this.#ctx.log.append({
-      type: 'done',
-      status,
-      ...(stopReason === undefined ? {} : { stopReason }),
-      steps: this.#completed,
-      usage: { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens },
-      durationMs: this.#ctx.deps.now() - this.#started,
-    });
+    const at = this.#ctx.deps.now(); // one read: the event's time and the run's duration
+    const steps = this.#completed;
+    const usage = { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens };
+    const durationMs = at - this.#started;
+    this.#ctx.log.append(
+      stopReason === undefined
+        ? { type: 'done', status, steps, usage, durationMs }
+        : { type: 'done', status, stopReason, steps, usage, durationMs },
+      at,
+    );
   }
 }
