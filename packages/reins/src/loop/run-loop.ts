@@ -17,6 +17,7 @@ import type { ToolProgress } from '../tool.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
 import { stopNotice } from './stop-notice.js';
+import { ActionKeys } from './action-keys.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import { parseSummary, refusal, runsAlone } from './step-rules.js';
 
@@ -65,7 +66,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   #reasonFrom: number | undefined;
   readonly #demo: boolean;
   // What resolveTurn reads, kept as one object instead of a new one per step.
-  readonly #turn = { actions: new Map<string, number>(), forcedFinal: false };
+  readonly #turn = { actions: new ActionKeys(), forcedFinal: false };
   #inputTokens = 0;
   #outputTokens = 0;
   #completed = 0;
