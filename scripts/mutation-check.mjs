@@ -6,6 +6,61 @@ import { runMutants } from './mutation-runner.mjs';
 const src = 'packages/reins/src/';
 const loop = `${src}loop/`;
 const parser = `${src}decision/parse-structured.ts`;
+const plan = `${src}plan/`;
+const planTests = ['packages/reins/test/plan', 'packages/reins/test/react-clarify.test.ts'];
+// Plan-and-execute guards; run against the plan tests only (they are what covers them).
+export const PLAN_MUTANTS = [
+  [
+    'plan cycle not detected',
+    `${plan}validate-plan.ts`,
+    "if ('cycle' in sorted) {",
+    'if (false) {',
+    planTests,
+  ],
+  [
+    'dangling reference to a missing step accepted',
+    `${plan}validate-plan.ts`,
+    'if (target === undefined) {',
+    'if (false) {',
+    planTests,
+  ],
+  [
+    'question cap removed',
+    `${plan}ask-user.ts`,
+    'if (clarifications.asked >= max) {',
+    'if (false) {',
+    planTests,
+  ],
+  [
+    'step failing INVALID_PARAMETER re-planned without bound',
+    `${plan}plan-nodes.ts`,
+    'if (state.replans >= ctx.maxReplans || !roomForPlanner(ctx)) return',
+    'if (!roomForPlanner(ctx)) return',
+    planTests,
+  ],
+  [
+    'invalid plan re-planned without bound',
+    `${plan}plan-nodes.ts`,
+    'if (state.replans < ctx.maxReplans && roomForPlanner(ctx)) {',
+    'if (roomForPlanner(ctx)) {',
+    planTests,
+  ],
+  [
+    'plan step starts before its dependencies',
+    `${plan}execute-plan.ts`,
+    'if (!step.dependsOn.every(satisfied)) continue;',
+    '',
+    planTests,
+  ],
+  [
+    'plan steps unbounded in parallel',
+    `${plan}execute-plan.ts`,
+    'if (running.size >= env.concurrency) break;',
+    '',
+    planTests,
+  ],
+];
+
 const MUTANTS = [
   [
     'max steps removed',
@@ -199,6 +254,20 @@ const MUTANTS = [
     'if (modelTimeoutMs < toolBudgetMs) {',
     'if (false) {',
   ],
+  ...PLAN_MUTANTS,
+  [
+    'structured answer not checked against its schema',
+    `${src}answer-format.ts`,
+    "if (!parsed.success) return { text: reply.text, format: 'raw' };",
+    '',
+  ],
+  [
+    'structured answer not stamped by code',
+    `${src}answer-format.ts`,
+    'format.finalize === undefined',
+    'true',
+  ],
 ];
 
-runMutants(MUTANTS, ['packages/reins/test']);
+// MUTANTS=plan runs the plan-and-execute mutants alone.
+runMutants(process.env.MUTANTS === 'plan' ? PLAN_MUTANTS : MUTANTS, ['packages/reins/test']);

@@ -4,14 +4,20 @@ import type { RunLimits } from './limits.js';
 import type { ToolCall, Usage } from './model.js';
 import type { Degraded, Observation } from './observation.js';
 import type { TimeoutHierarchy } from './timeout-hierarchy.js';
+import type { Plan, PlanProblem, PlanVersionReason } from './plan/plan-schema.js';
 
 /** How a run stopped: ended (`success`, `stopped`, `cancelled`, `error`) or paused for its user. */
-export type RunStatus = 'success' | 'stopped' | 'cancelled' | 'error' | 'awaiting_approval';
+export type RunStatus =
+  'success' | 'stopped' | 'cancelled' | 'error' | 'awaiting_approval' | 'awaiting_input';
 
-/** Which limit ended a `stopped` run. */
-export type StopReason = 'max_steps' | 'repeated_action' | 'deadline';
+/**
+ * Which limit ended a `stopped` run. Plan runs add: `invalid_plan` (still invalid after the
+ * bounded re-plan), `unanswered` (a question was needed after the cap of questions, or a
+ * question timed out, and no default was configured).
+ */
+export type StopReason = 'max_steps' | 'repeated_action' | 'deadline' | 'invalid_plan' | 'unanswered';
 
-export type StepPhase = 'reason' | 'act' | 'observe' | 'progress';
+export type StepPhase = 'reason' | 'act' | 'observe' | 'plan' | 'progress';
 
 interface EventBase {
   readonly runId: string;
@@ -62,20 +68,63 @@ export interface ActStep extends StepBase {
   readonly phase: 'act';
   readonly actId: string;
   readonly tool: string;
+  /** For a plan step: its input with every `$ref` resolved (what the tool was given). */
   readonly input: unknown;
+  /** Set when the call is a step of a plan: the plan step's `id` (absent in ReAct runs). */
+  readonly planStepId?: string | undefined;
 }
 
 export interface ObserveStep extends StepBase {
   readonly phase: 'observe';
   readonly actId: string;
   readonly observation: Observation;
+  /** Set when the call is a step of a plan: the plan step's `id` (absent in ReAct runs). */
+  readonly planStepId?: string | undefined;
+}
+
+/**
+ * One version of a plan-and-execute run's plan, logged before anything of it runs.
+ *
+ * Contract (the web UI draws the plan graph from this event; keep the shape):
+ * - `version` counts from 1 within the run; `reason` says why this version exists: the
+ *   planner's first plan (`initial`), a re-plan after an invalid plan or a step that failed
+ *   with `INVALID_PARAMETER` (`replan`), or the user's answer to a question (`clarified`).
+ * - `plan.steps` is the plan as written (inputs may hold `{"$ref": "s1.output.x"}`); a reply
+ *   that did not parse gives `steps: []` and a problem with code `unparsed`.
+ * - `raw` is the planner's reply text as it came ('' for a version made by code, e.g. a
+ *   clarified patch of the frozen plan).
+ * - `validation.ok` is true when nothing is wrong; otherwise `problems` lists every finding
+ *   (code, message, the step and field concerned; a cycle names its steps in `steps`).
+ * - `index` is the model step that produced the plan (a patched version keeps its index).
+ */
+export interface PlanStepEvent extends StepBase {
+  readonly phase: 'plan';
+  readonly version: number;
+  readonly reason: PlanVersionReason;
+  readonly plan: Plan;
+  readonly raw: string;
+  readonly validation: { readonly ok: boolean; readonly problems: readonly PlanProblem[] };
+  /** The model that wrote it and what it cost (absent for a version made by code). */
+  readonly model?: string | undefined;
+  readonly usage?: Usage | undefined;
 }
 
 /**
  * Something arriving while a step runs: a streaming model's text delta, or a tool's progress
  * report. Live-only: the run record keeps reason / act / observe, not these.
  */
-export type ProgressStep = ModelProgressStep | ToolProgressStep | ToolSpanStep;
+export type ProgressStep = ModelProgressStep | ToolProgressStep | ToolSpanStep | NodeSpanStep;
+
+/**
+ * One node of a plan-and-execute run (planner, validator, clarifier, executor, responder,
+ * router, or an app's own node) ran: its name, times and outcome. Live-only, like progress.
+ */
+export interface NodeSpanStep extends StepBase {
+  readonly phase: 'progress';
+  readonly source: 'node';
+  readonly node: string;
+  readonly ok: boolean;
+}
 
 /**
  * One named part of a tool call that does more than one thing (`ctx.span(name, work)`), with
@@ -108,7 +157,7 @@ export interface ToolProgressStep extends StepBase {
   readonly message?: string | undefined;
 }
 
-export type StepEvent = ReasonStep | ActStep | ObserveStep | ProgressStep;
+export type StepEvent = ReasonStep | ActStep | ObserveStep | PlanStepEvent | ProgressStep;
 
 /**
  * The reply for the user. `format: "raw"` means the model's text could not be parsed even
@@ -123,6 +172,11 @@ export interface MessageEvent extends EventBase {
   readonly demo: boolean;
   /** Present when a fallback answered for a failing tool during the run: what was lost. */
   readonly degraded?: readonly Degraded[] | undefined;
+  /**
+   * The structured answer, when the agent has an answer format (`AnswerFormat`) and the
+   * model's answer passed its schema (then `format` is `"structured"`); stamped by `finalize`.
+   */
+  readonly data?: unknown;
 }
 
 /**
@@ -139,6 +193,36 @@ export interface ApprovalEvent extends EventBase {
   readonly input: unknown;
   readonly inputHash: string;
   /** Epoch ms after which an answer is refused and the call is not made. */
+  readonly expiresAt: number;
+}
+
+/** One answer the user may pick for a clarifying question. */
+export interface ClarifyCandidate {
+  /** What is used when picked (e.g. the hospital code `BJXH001`). */
+  readonly value: string;
+  /** What the user is shown (e.g. `北京协和医院`). */
+  readonly label: string;
+}
+
+/**
+ * The run pauses to ask its user something it cannot resolve itself (an ambiguous value with
+ * known candidates, a missing required value, `missing_info` of structured reasoning).
+ *
+ * Contract: followed by `done {status: "awaiting_input"}`; a plan run's plan is frozen
+ * meanwhile. `run.answer({questionId, value})` (server: `POST /v1/runs/:id/answer
+ * {questionId, answer}`) resumes the same log from where it stopped. `field` and `stepId`
+ * name what the answer fills in, when it fills in one value of one plan step; `candidates`
+ * may be empty (free text). After `expiresAt` the answer is refused and the run goes on
+ * with its configured default, or ends `stopped` (`unanswered`), saying why.
+ */
+export interface ClarifyEvent extends EventBase {
+  readonly type: 'clarify';
+  readonly questionId: string;
+  readonly question: string;
+  readonly field?: string | undefined;
+  readonly candidates: readonly ClarifyCandidate[];
+  readonly stepId?: string | undefined;
+  /** Epoch ms after which an answer is refused. */
   readonly expiresAt: number;
 }
 
@@ -160,9 +244,11 @@ export interface DoneEvent extends EventBase {
 
 /**
  * `start → step* → message → done`; a failure is `… → error → done`; a pause is
- * `… → approval → done {awaiting_approval}`, and the answer continues the same log.
+ * `… → approval → done {awaiting_approval}` or `… → clarify → done {awaiting_input}`, and
+ * the answer continues the same log.
  */
-export type RunEvent = StartEvent | StepEvent | ApprovalEvent | MessageEvent | ErrorEvent | DoneEvent;
+export type RunEvent =
+  StartEvent | StepEvent | ApprovalEvent | ClarifyEvent | MessageEvent | ErrorEvent | DoneEvent;
 
 /** An event before the log stamps it with run id, sequence number and time. */
 export type EventDraft = RunEvent extends infer E

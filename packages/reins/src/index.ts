@@ -58,6 +58,79 @@ export type {
   ObservationStatus,
   Degraded,
 } from './observation.js';
+export {
+  runPlanAgent,
+  DEFAULT_MAX_PLAN_STEPS,
+  DEFAULT_MAX_REPLANS,
+  type PlanAgentOptions,
+  type PlanRun,
+} from './plan/run-plan.js';
+export {
+  parsePlannerReply,
+  validatePlannerReply,
+  type Plan,
+  type PlanStep,
+  type PlanProblem,
+  type PlanProblemCode,
+  type PlanVersionReason,
+  type PlannerReply,
+  type Candidate,
+} from './plan/plan-schema.js';
+export { validatePlan, type PlanValidation, type PlanValidationContext } from './plan/validate-plan.js';
+export { topologicalOrder } from './plan/find-cycle.js';
+export {
+  codeWhitelist,
+  formatValidator,
+  isChineseIdNumber,
+  isBankCardNumber,
+  type DomainValidator,
+  type CodeEntry,
+  type CodeWhitelistOptions,
+  type FormatOptions,
+} from './plan/domain-validators.js';
+export { resolveRefs, findRefs, parseRef, type Ref, type FoundRef } from './plan/resolve-refs.js';
+export { TaskState, type TaskEntry, type TaskStateSnapshot } from './plan/task-state.js';
+export {
+  executePlan,
+  type ExecutePlanEnv,
+  type PlanExecution,
+  type StepOutcome,
+} from './plan/execute-plan.js';
+export {
+  runNodes,
+  initialPlanState,
+  type PlanNode,
+  type PlanState,
+  type PlanContext,
+  type PlanDraft,
+  type PlanEnd,
+} from './plan/nodes.js';
+export {
+  plannerNode,
+  validatorNode,
+  clarifierNode,
+  executorNode,
+  responderNode,
+  routerNode,
+  patchPlan,
+  DEFAULT_PLAN_NODES,
+} from './plan/plan-nodes.js';
+export {
+  DEFAULT_MAX_QUESTIONS,
+  MAX_ANSWER_CHARS,
+  type ClarifyOptions,
+  type ClarifyAnswer,
+  type ClarifyAnswerResult,
+  type ClarifyOutcome,
+  type PendingQuestion,
+} from './plan/clarify.js';
+export {
+  validateReasoning,
+  validateReasonedDecision,
+  parseReasonedDecision,
+  type StructuredReasoning,
+  type ReasonedDecision,
+} from './decision/structured-reasoning.js';
 export type {
   RunEvent,
   RunStatus,
@@ -72,6 +145,10 @@ export type {
   ModelProgressStep,
   ToolProgressStep,
   ToolSpanStep,
+  NodeSpanStep,
+  PlanStepEvent,
+  ClarifyEvent,
+  ClarifyCandidate,
   MessageEvent,
   ApprovalEvent,
   ErrorEvent,
@@ -79,6 +156,7 @@ export type {
 } from './events.js';
 export { memoryBlobStore, readLargeField, blobRefFor, type BlobStore, type BlobRef } from './blob-store.js';
 export type { ApprovalDecision, ApprovalAnswer, ApprovalOutcome, PendingApproval } from './loop/approvals.js';
+export { defineAnswer, type AnswerFormat, type AnswerEvidence } from './answer-format.js';
 export { buildRunRecord, RUN_RECORD_VERSION, type RunRecord, type RecordStep } from './record.js';
 export { DEFAULT_LIMITS, resolveLimits, type RunLimits } from './limits.js';
 export { timeoutHierarchy, DEFAULT_MODEL_TIMEOUT_MS, type TimeoutHierarchy } from './timeout-hierarchy.js';

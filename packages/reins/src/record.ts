@@ -1,5 +1,6 @@
 import type {
   ApprovalEvent,
+  ClarifyEvent,
   DoneEvent,
   ErrorEvent,
   MessageEvent,
@@ -41,9 +42,11 @@ export interface RunRecord {
   /** Never blank: the answer, the stop notice, or what went wrong. */
   readonly final_answer: string;
   readonly format: 'structured' | 'raw';
+  /** The structured answer (the agent's `AnswerFormat`), when the model's answer passed it. */
+  readonly answer_data?: unknown;
   /** Fallbacks that answered for failing tools: the answer is degraded, and this says how. */
   readonly degraded?: readonly Degraded[] | undefined;
-  readonly intent: 'answer' | 'ask' | 'notice' | 'error' | 'cancelled' | 'approval';
+  readonly intent: 'answer' | 'ask' | 'notice' | 'error' | 'cancelled' | 'approval' | 'clarify';
   /** While the run waits for its user: the call, its exact input and what an approval must name. */
   readonly pending_approval?:
     | {
@@ -51,6 +54,17 @@ export interface RunRecord {
         readonly tool: string;
         readonly input: unknown;
         readonly input_hash: string;
+        readonly expires_at: string;
+      }
+    | undefined;
+  /** While the run waits for its user's answer (`awaiting_input`): the question and its candidates. */
+  readonly pending_question?:
+    | {
+        readonly question_id: string;
+        readonly question: string;
+        readonly field?: string | undefined;
+        readonly step_id?: string | undefined;
+        readonly candidates: readonly { readonly value: string; readonly label: string }[];
         readonly expires_at: string;
       }
     | undefined;
@@ -71,6 +85,7 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
   let message: MessageEvent | undefined;
   let error: ErrorEvent | undefined;
   let approval: ApprovalEvent | undefined;
+  let clarify: ClarifyEvent | undefined;
   const steps: RecordStep[] = [];
   for (const event of events) {
     switch (event.type) {
@@ -89,6 +104,9 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
       case 'approval':
         approval = event;
         break;
+      case 'clarify':
+        clarify = event;
+        break;
       case 'done':
         done = event;
         break;
@@ -98,27 +116,31 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
     throw new Error('buildRunRecord needs a complete log (start … done)');
   }
   const paused = done.status === 'awaiting_approval' ? approval : undefined;
+  const asking = done.status === 'awaiting_input' ? clarify : undefined;
   const answer =
-    paused !== undefined
-      ? {
-          final_answer: `Waiting for the user's approval to run ${paused.tool} with the input shown.`,
-          format: 'structured' as const,
-          intent: 'approval' as const,
-        }
-      : message !== undefined
+    asking !== undefined
+      ? { final_answer: asking.question, format: 'structured' as const, intent: 'clarify' as const }
+      : paused !== undefined
         ? {
-            final_answer: message.text,
-            format: message.format,
-            intent: message.intent,
-            degraded: message.degraded,
+            final_answer: `Waiting for the user's approval to run ${paused.tool} with the input shown.`,
+            format: 'structured' as const,
+            intent: 'approval' as const,
           }
-        : error !== undefined
-          ? { final_answer: error.message, format: 'structured' as const, intent: 'error' as const }
-          : {
-              final_answer: `The run was cancelled after ${done.steps} completed step(s).`,
-              format: 'structured' as const,
-              intent: 'cancelled' as const,
-            };
+        : message !== undefined
+          ? {
+              final_answer: message.text,
+              format: message.format,
+              intent: message.intent,
+              degraded: message.degraded,
+              ...(message.data === undefined ? {} : { answer_data: message.data }),
+            }
+          : error !== undefined
+            ? { final_answer: error.message, format: 'structured' as const, intent: 'error' as const }
+            : {
+                final_answer: `The run was cancelled after ${done.steps} completed step(s).`,
+                format: 'structured' as const,
+                intent: 'cancelled' as const,
+              };
   const record: RunRecord = {
     schema_version: RUN_RECORD_VERSION,
     run_id: start.runId,
@@ -139,6 +161,17 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
             input: paused.input,
             input_hash: paused.inputHash,
             expires_at: iso(paused.expiresAt),
+          },
+    pending_question:
+      asking === undefined
+        ? undefined
+        : {
+            question_id: asking.questionId,
+            question: asking.question,
+            field: asking.field,
+            step_id: asking.stepId,
+            candidates: asking.candidates,
+            expires_at: iso(asking.expiresAt),
           },
     limits: start.limits,
     usage: { input_tokens: done.usage.inputTokens, output_tokens: done.usage.outputTokens },
@@ -171,12 +204,30 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
       return { index, phase, started_at, ended_at, duration_ms, detail };
     }
     case 'act': {
-      const detail = { tool: event.tool, input: event.input };
+      const detail =
+        event.planStepId === undefined
+          ? { tool: event.tool, input: event.input }
+          : { tool: event.tool, input: event.input, plan_step_id: event.planStepId };
       return { index, phase, act_id: event.actId, started_at, ended_at, duration_ms, detail };
     }
     case 'observe': {
-      const detail = { observation: event.observation };
+      const detail =
+        event.planStepId === undefined
+          ? { observation: event.observation }
+          : { observation: event.observation, plan_step_id: event.planStepId };
       return { index, phase, act_id: event.actId, started_at, ended_at, duration_ms, detail };
+    }
+    case 'plan': {
+      const detail = {
+        version: event.version,
+        reason: event.reason,
+        plan: event.plan,
+        raw: event.raw,
+        validation: event.validation,
+        model: event.model ?? null,
+        usage: event.usage ?? null,
+      };
+      return { index, phase, started_at, ended_at, duration_ms, detail };
     }
   }
 }

@@ -87,6 +87,20 @@ export function logRunEvent(log: Logger, event: RunEvent): void {
           );
           return;
         }
+        case 'plan':
+          log.info(
+            {
+              runId,
+              step: event.index,
+              version: event.version,
+              reason: event.reason,
+              steps: event.plan.steps.length,
+              valid: event.validation.ok,
+              problems: event.validation.problems.map((p) => p.code),
+            },
+            'plan',
+          );
+          return;
         default:
           return; // progress: too many to log, and live-only
       }
@@ -108,6 +122,19 @@ export function logRunEvent(log: Logger, event: RunEvent): void {
           expiresAt: new Date(event.expiresAt).toISOString(),
         },
         'approval requested',
+      );
+      return;
+    case 'clarify':
+      log.info(
+        {
+          runId,
+          questionId: event.questionId,
+          stepId: event.stepId,
+          field: event.field,
+          candidates: event.candidates.length,
+          expiresAt: new Date(event.expiresAt).toISOString(),
+        },
+        'question asked',
       );
       return;
     case 'done':

@@ -52,7 +52,7 @@ export class ServerMetrics {
     });
     this.pauses = new Counter({
       name: 'reins_run_pauses_total',
-      help: 'Times a run stopped to wait for its user, by status (awaiting_approval).',
+      help: 'Times a run stopped to wait for its user, by status (awaiting_approval, awaiting_input).',
       labelNames: ['agent', 'status'],
       registers,
     });

@@ -53,14 +53,15 @@ export class RunFeed {
   }
 
   /**
-   * `paused` only while the run really waits: once an approval is answered (or expires, or
-   * the run is cancelled) the run is `running` again, even before its next event is logged.
+   * `paused` only while the run really waits: once an approval or a question is answered (or
+   * expires, or the run is cancelled) the run is `running` again, even before its next event is logged.
    */
   get phase(): RunPhase {
     const last = this.#run.events.at(-1);
     if (last?.type !== 'done') return 'running';
     if (!isPause(last.status)) return 'ended';
     if (last.status === 'awaiting_approval' && this.#run.pendingApproval === undefined) return 'running';
+    if (last.status === 'awaiting_input' && this.#run.pendingQuestion === undefined) return 'running';
     return 'paused';
   }
 

@@ -3,7 +3,16 @@ import type { Tracer } from '@opentelemetry/api';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
-import type { AnyTool, Model, Principal, RunDeps, RunLimits } from 'reins';
+import type {
+  AnyTool,
+  ClarifyOptions,
+  DomainValidator,
+  Model,
+  Principal,
+  RunAgentOptions,
+  RunDeps,
+  RunLimits,
+} from 'reins';
 import type { CounterStore } from './counter-store.js';
 import type { HealthCheck } from './health.js';
 import type { Logger } from './logging.js';
@@ -11,11 +20,28 @@ import type { QuotaOptions } from './quota.js';
 
 /** What an agent is: its model, tools, limits and role. */
 export interface AgentDefinition {
+  /** `react` (default): the ReAct loop (`runAgent`); `plan`: plan-and-execute (`runPlanAgent`). */
+  readonly kind?: 'react' | 'plan';
   readonly model: Model;
   readonly tools?: readonly AnyTool[];
   readonly limits?: Partial<RunLimits>;
   /** Prepended to the system prompt. */
   readonly instructions?: string;
+  /**
+   * Questions to the user (`clarify` event, `done {awaiting_input}`, answered with `POST
+   * /v1/runs/:id/answer`). Plan agents always may ask (these options tune it); ReAct agents
+   * ask only with this set.
+   */
+  readonly clarify?: ClarifyOptions;
+  /** ReAct agents: `structured` reasoning (`missing_info` is asked for, never guessed). */
+  readonly decisionFormat?: 'plain' | 'structured';
+  /** Plan agents: business rules on plan steps (e.g. a whitelist of hospital codes). */
+  readonly validators?: readonly DomainValidator[];
+  /** Plan agents: steps per plan (default 8) and re-plans per run (default 1). */
+  readonly maxPlanSteps?: number;
+  readonly maxReplans?: number;
+  /** A structured final answer (action cards …): see `AnswerFormat` in `reins`. ReAct agents only (for now). */
+  readonly answer?: RunAgentOptions['answer'];
 }
 
 /** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */

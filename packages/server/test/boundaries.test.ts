@@ -61,7 +61,7 @@ describe('request boundaries: errors are JSON data with a code', () => {
     expect(await bad.json()).toMatchObject({ error: { code: 'INVALID_PARAMETER' } });
   });
 
-  it('an unknown agent or route → 404 NOT_FOUND; answer → 501 NOT_IMPLEMENTED for the owner', async () => {
+  it('an unknown agent or route → 404 NOT_FOUND; answering a run that asks nothing → 400 / 409', async () => {
     running = await start({ agents: agents() });
     const r = await postJson(`${running.url}/v1/runs`, { agent: 'nope', input: 'q' }, as('u'));
     expect(r.status).toBe(404);
@@ -72,8 +72,15 @@ describe('request boundaries: errors are JSON data with a code', () => {
     const done = await postJson(`${running.url}/v1/runs`, { agent: 'a', input: 'q' }, as('u'));
     const runId = (done.body.record as { run_id: string }).run_id;
     const answer = await postJson(`${running.url}/v1/runs/${runId}/answer`, {}, as('u'));
-    expect(answer.status).toBe(501);
-    expect(answer.body).toMatchObject({ error: { code: 'NOT_IMPLEMENTED' } });
+    expect(answer.status).toBe(400);
+    expect(answer.body).toMatchObject({ error: { code: 'INVALID_PARAMETER' } });
+    const notWaiting = await postJson(
+      `${running.url}/v1/runs/${runId}/answer`,
+      { questionId: 'q', answer: 'a' },
+      as('u'),
+    );
+    expect(notWaiting.status).toBe(409);
+    expect(notWaiting.body).toMatchObject({ error: { code: 'CONFLICT' } });
   });
 
   it('an agent factory gets the authenticated principal', async () => {

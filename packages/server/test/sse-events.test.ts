@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { scriptModel } from 'reins/testing';
-import type { ScriptReply } from 'reins';
+import { defineAnswer, type ScriptReply } from 'reins';
+import { z } from 'zod';
 import { act, as, countingAdd, final, openSse, postJson, shape, start, type Started } from './helpers.js';
 
 let running: Started | undefined;
@@ -149,5 +150,29 @@ describe('POST /v1/runs without Accept: text/event-stream', () => {
     expect(body.record).toMatchObject({ status: 'success', final_answer: '3', model_steps: 2 });
     expect((body.record as { run_id: string }).run_id).toBe(events[0]?.runId);
     expect(headers.get('x-run-id')).toBe(events[0]?.runId);
+  });
+});
+
+describe('an agent with a structured answer format', () => {
+  it('streams the checked data on the message and returns it in the JSON record', async () => {
+    const answer = defineAnswer({
+      schema: z.object({ reply: z.string(), n: z.number() }),
+      text: (d) => d.reply,
+      finalize: (d) => ({ ...d, n: 42 }), // stamped by code
+    });
+    const reply = '{"thought":"t","final":{"reply":"ok","n":1}}';
+    running = await start({ agents: { carded: { model: scriptModel([reply, reply]), answer } } });
+    const client = await openSse(`${running.url}/v1/runs`, {
+      body: { agent: 'carded', input: 'go' },
+      headers: as('alice'),
+    });
+    await client.ended;
+    expect(client.events.find((e) => e.type === 'message')).toMatchObject({
+      format: 'structured',
+      text: 'ok',
+      data: { reply: 'ok', n: 42 },
+    });
+    const json = await postJson(`${running.url}/v1/runs`, { agent: 'carded', input: 'go' }, as('alice'));
+    expect(json.body.record).toMatchObject({ answer_data: { reply: 'ok', n: 42 }, final_answer: 'ok' });
   });
 });

@@ -8,6 +8,8 @@ export interface RunCommand {
   readonly maxSteps: number;
   readonly deadlineMs: number | undefined;
   readonly json: boolean;
+  /** `react` (default): the ReAct loop; `plan`: plan-and-execute. */
+  readonly agent: 'react' | 'plan';
 }
 
 export type CliCommand = RunCommand | { readonly command: 'help' };
@@ -17,9 +19,11 @@ export class UsageError extends Error {
   readonly code = 'INVALID_PARAMETER';
 }
 
-export const USAGE = `Usage: reins run --query "..." [--model demo | script:FILE | openai:M | anthropic:M] [--max-steps N] [--deadline-ms N] [--json]
+export const USAGE = `Usage: reins run --query "..." [--agent react | plan] [--model demo | script:FILE | openai:M | anthropic:M] [--max-steps N] [--deadline-ms N] [--json]
 
   --query, -q      the question for the agent (required)
+  --agent, -a      react (default: reason, act, observe) or plan (plan-and-execute: the model
+                   writes a plan, code validates it, independent steps run side by side)
   --model, -m      demo (offline, rule-based, labeled), script:FILE (a JSONL reply script),
                    openai:<model> or anthropic:<model> (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY,
                    OPENAI_BASE_URL for local servers). Default: REINS_MODEL, else demo.
@@ -27,7 +31,11 @@ export const USAGE = `Usage: reins run --query "..." [--model demo | script:FILE
   --deadline-ms    wall-clock budget for the run (default 60000)
   --json           print the run record as JSON instead of the live trace
 
-Exit status: 0 success, 1 error, 2 usage, 3 stopped by a limit, 130 cancelled.`;
+A plan run that needs an answer asks on stdin when stdin is a terminal (type the answer or a
+candidate's number); otherwise it prints the question and exits with status 5.
+
+Exit status: 0 success, 1 error, 2 usage, 3 stopped by a limit, 4 waiting for an approval,
+5 waiting for an answer, 130 cancelled.`;
 
 export function parseCli(argv: readonly string[]): CliCommand {
   const [command, ...rest] = argv;
@@ -43,6 +51,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
       options: {
         query: { type: 'string', short: 'q' },
         model: { type: 'string', short: 'm' },
+        agent: { type: 'string', short: 'a', default: 'react' },
         'max-steps': { type: 'string', default: '8' },
         'deadline-ms': { type: 'string' },
         json: { type: 'boolean', default: false },
@@ -53,8 +62,13 @@ export function parseCli(argv: readonly string[]): CliCommand {
   }
   const query = values.query?.trim();
   if (query === undefined || query === '') throw new UsageError('--query is required and must not be blank');
+  const agent = values.agent;
+  if (agent !== 'react' && agent !== 'plan') {
+    throw new UsageError(`--agent must be react or plan, got ${JSON.stringify(agent)}`);
+  }
   return {
     command: 'run',
+    agent,
     query,
     model: values.model,
     maxSteps: positiveInt('--max-steps', values['max-steps']),

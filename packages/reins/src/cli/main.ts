@@ -1,6 +1,8 @@
 import type { RunStatus } from '../events.js';
 import type { Model } from '../model.js';
-import { runAgent } from '../loop/run-agent.js';
+import { runAgent, type AgentRun } from '../loop/run-agent.js';
+import { runPlanAgent } from '../plan/run-plan.js';
+import type { PendingQuestion } from '../plan/clarify.js';
 import { USAGE, UsageError, parseCli, type RunCommand } from './args.js';
 import { chooseCliModel } from './choose-model.js';
 import { exampleTools } from './example-tools.js';
@@ -11,6 +13,7 @@ const EXIT: Readonly<Record<RunStatus, number>> = {
   error: 1,
   stopped: 3,
   awaiting_approval: 4,
+  awaiting_input: 5,
   cancelled: 130,
 };
 
@@ -18,9 +21,32 @@ const EXIT: Readonly<Record<RunStatus, number>> = {
 export interface CliIo {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
+  /** Asks the user a question and reads one line; absent when there is nobody to ask (no TTY). */
+  readonly ask?: ((prompt: string) => Promise<string | undefined>) | undefined;
 }
 
-const processIo: CliIo = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) };
+const processIo: CliIo = {
+  out: (t) => process.stdout.write(t),
+  err: (t) => process.stderr.write(t),
+  ask: process.stdin.isTTY === true ? askOnStdin : undefined,
+};
+
+async function askOnStdin(prompt: string): Promise<string | undefined> {
+  const { createInterface } = await import('node:readline/promises');
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return await rl.question(prompt);
+  } finally {
+    rl.close();
+  }
+}
+
+/** A typed candidate number ("2") picks that candidate; anything else is the answer as typed. */
+export function chosenValue(typed: string, question: PendingQuestion): string {
+  const n = Number(typed.trim());
+  const picked = Number.isInteger(n) ? question.candidates[n - 1] : undefined;
+  return picked?.value ?? typed.trim();
+}
 
 export async function main(
   argv: readonly string[],
@@ -57,19 +83,22 @@ async function run(
     return 2;
   }
   const controller = new AbortController();
-  let agentRun;
+  let agentRun: AgentRun;
   try {
-    agentRun = runAgent({
+    const options = {
       query: command.query,
       model,
       tools: exampleTools(),
       signal: controller.signal,
-      agent: 'cli',
       limits: {
         maxSteps: command.maxSteps,
         ...(command.deadlineMs === undefined ? {} : { deadlineMs: command.deadlineMs }),
       },
-    });
+    };
+    agentRun =
+      command.agent === 'plan'
+        ? runPlanAgent({ ...options, agent: 'cli-plan' })
+        : runAgent({ ...options, agent: 'cli' });
   } catch (thrown) {
     // Limits that do not fit (e.g. a deadline shorter than the tools' timeouts allow).
     if (!(thrown instanceof RangeError)) throw thrown;
@@ -78,14 +107,30 @@ async function run(
   }
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
-  if (!command.json) {
-    for await (const event of agentRun) {
-      const line = formatEvent(event);
-      if (line !== undefined) io.out(`${line}\n`);
+  let from = 0;
+  for (;;) {
+    if (!command.json) {
+      for await (const event of agentRun.follow(from)) {
+        const line = formatEvent(event);
+        if (line !== undefined) io.out(`${line}\n`);
+      }
     }
+    const record = await agentRun.result;
+    from = agentRun.events.length;
+    const question = agentRun.pendingQuestion;
+    if (record.status === 'awaiting_input' && question !== undefined && io.ask !== undefined) {
+      const typed = await io.ask('Your answer: ');
+      if (typed !== undefined && typed.trim() !== '') {
+        const answered = agentRun.answer({
+          questionId: question.questionId,
+          value: chosenValue(typed, question),
+        });
+        if (answered.ok) continue;
+        io.err(`reins: ${answered.code}: ${answered.message}\n`);
+      }
+    }
+    process.off('SIGINT', onSigint);
+    if (command.json) io.out(`${JSON.stringify(record, null, 2)}\n`);
+    return EXIT[record.status];
   }
-  const record = await agentRun.result;
-  process.off('SIGINT', onSigint);
-  if (command.json) io.out(`${JSON.stringify(record, null, 2)}\n`);
-  return EXIT[record.status];
 }

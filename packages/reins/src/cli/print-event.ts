@@ -25,14 +25,24 @@ export function formatEvent(event: RunEvent): string | undefined {
           return `${head}${thought}\n    ${next}`;
         }
         case 'act':
-          return `[${event.index}] Act     ${event.tool} ${clip(JSON.stringify(event.input))}  (act ${event.actId})`;
+          return `[${event.index}] Act     ${event.planStepId === undefined ? '' : `${event.planStepId}: `}${event.tool} ${clip(JSON.stringify(event.input))}  (act ${event.actId})`;
+        case 'plan': {
+          const head = `[${event.index}] Plan v${event.version} (${event.reason}) ${event.validation.ok ? 'valid' : 'INVALID'}`;
+          const steps = event.plan.steps.map(
+            (s) =>
+              `    ${s.id}: ${s.action} ${clip(JSON.stringify(s.input))}${s.dependsOn.length === 0 ? '' : ` after ${s.dependsOn.join(', ')}`}`,
+          );
+          const problems = event.validation.problems.map((p) => `    ! ${p.code}: ${clip(p.message)}`);
+          return [head, ...steps, ...problems].join('\n');
+        }
         case 'observe': {
           const o = event.observation;
           const body = o.status === 'ok' ? JSON.stringify(o.result) : `${o.error?.code}: ${o.error?.message}`;
-          return `[${event.index}] Observe ${o.status} (${ms(o.durationMs)}) ${clip(body ?? '')}`;
+          return `[${event.index}] Observe ${event.planStepId === undefined ? '' : `${event.planStepId}: `}${o.status} (${ms(o.durationMs)}) ${clip(body ?? '')}`;
         }
         case 'progress':
           if (event.source === 'model') return undefined; // streamed text: the reason line follows
+          if (event.source === 'node') return undefined; // node traces: for spans, not the terminal
           if (event.source === 'tool_span') {
             return `[${event.index}] …       ${event.tool} › ${clip(event.name)} ${event.ok ? 'ok' : 'failed'} (${ms(event.durationMs)})`;
           }
@@ -43,6 +53,12 @@ export function formatEvent(event: RunEvent): string | undefined {
       const label = event.intent === 'ask' ? 'Question' : event.intent === 'notice' ? 'Notice' : 'Answer';
       return `${label}${event.format === 'raw' ? ' (raw: the model reply was not valid structured output)' : ''}: ${event.text}`;
     }
+    case 'clarify': {
+      const options = event.candidates.map((c, i) => `    ${i + 1}. ${c.label} (${c.value})`);
+      return [`Question: ${event.question}`, ...options].join('\n');
+    }
+    case 'approval':
+      return `Approval needed: ${event.tool} ${clip(JSON.stringify(event.input))}`;
     case 'error':
       return `Error ${event.code}: ${event.message}`;
     case 'done':

@@ -31,13 +31,21 @@ export type Decision =
       readonly input: Readonly<Record<string, unknown>>;
     }
   | { readonly kind: 'actions'; readonly thought: string; readonly actions: readonly ActionCall[] }
-  | { readonly kind: 'final'; readonly thought: string; readonly final: string }
+  | {
+      readonly kind: 'final';
+      readonly thought: string;
+      /** The answer text; when the model answered with an object, its JSON. */
+      readonly final: string;
+      /** Set when `final` was a JSON object (a structured answer, see `AnswerFormat`). */
+      readonly data?: Readonly<Record<string, unknown>>;
+    }
   | { readonly kind: 'ask'; readonly thought: string; readonly ask: string };
 
 /**
  * The decision format, checked by hand because it runs on every model step (a zod
  * transform costs ~10× more here). Rules: exactly one of `action` / `actions` / `final` /
- * `ask`; `action`, `final`, `ask` non-blank strings; `input` (or the seeds' spelling
+ * `ask`; `action`, `ask` non-blank strings, `final` a non-blank string or an object (a structured
+ * answer, kept as `data`); `input` (or the seeds' spelling
  * `action_input`) an object, absent = `{}`; `actions` a non-empty array of
  * `{action, input}`; `thought` a string, absent = `""`; `null` counts as absent (models
  * write `"input": null`); unknown keys are dropped.
@@ -88,9 +96,13 @@ export function validateDecision(value: Readonly<Record<string, unknown>>): Vali
     return { ok: true, value: { kind: 'actions', thought, actions: calls } };
   }
   if (final !== undefined) {
+    if (typeof final === 'object' && !Array.isArray(final)) {
+      const data = withoutProto(final);
+      return { ok: true, value: { kind: 'final', thought, final: JSON.stringify(data), data } };
+    }
     return isNonBlank(final)
       ? { ok: true, value: { kind: 'final', thought, final } }
-      : fail('final: must not be blank');
+      : fail('final: must not be blank (a string, or an object for a structured answer)');
   }
   return isNonBlank(ask)
     ? { ok: true, value: { kind: 'ask', thought, ask } }

@@ -2,6 +2,32 @@ import { describeThrown } from '../errors.js';
 import type { Model, ModelRequest, ModelResult } from '../model.js';
 import { isThenable } from '../util/is-thenable.js';
 
+/** Where a run keeps the settle function of its model call in flight, for its one abort listener. */
+export interface ModelCallSlot {
+  settle?: ((result: ModelResult) => void) | undefined;
+}
+
+export const ABORTED: ModelResult = {
+  ok: false,
+  error: { code: 'CANCELLED', message: 'the run stopped during the model call' },
+};
+
+/**
+ * Calls the model; the run settles the call through `slot` when its signal aborts, even if
+ * the adapter ignores the signal (one listener per run, not one per call). A contract
+ * breach (throw / reject) becomes failure data. (The plan executor's way; the ReAct loop
+ * awaits `startModelCall` directly, without this promise per step.)
+ */
+export function callModel(model: Model, request: ModelRequest, slot: ModelCallSlot): Promise<ModelResult> {
+  return new Promise<ModelResult>((resolve) => {
+    slot.settle = resolve;
+    const started = startModelCall(model, request);
+    if (isThenable(started))
+      started.then(resolve as (value: unknown) => void, (thrown: unknown) => resolve(modelBreach(thrown)));
+    else resolve(started);
+  });
+}
+
 /**
  * Starts a model call: its pending result (the adapter's own promise, not wrapped: the loop
  * awaits it directly and ends the run itself on abort, see `ReactLoop`), or its outcome when

@@ -57,6 +57,14 @@ export class PromptBuilder {
     });
   }
 
+  /** Adds a step that asked the user: the question as the model wrote it, and the answer. */
+  rememberAnswer(said: string, answer: string, defaulted: boolean): void {
+    const content = defaulted
+      ? `No answer came from the user; the configured default is used: ${answer}`
+      : `Answer from the user: ${answer}`;
+    this.#turns.push({ said: { role: 'assistant', content: said }, observed: { role: 'user', content } });
+  }
+
   /**
    * Adds a step of several calls: in text form the decision and every observation (one line
    * each, in call order); for native calls also the assistant / tool messages.

@@ -12,6 +12,8 @@ export type Resolution =
       readonly text: string;
       readonly format: 'structured' | 'raw';
       readonly intent: 'answer' | 'ask';
+      /** The object of a `"final": {…}` answer (checked later against the agent's answer format). */
+      readonly data?: Readonly<Record<string, unknown>> | undefined;
     }
   | { readonly kind: 'act'; readonly tool: string; readonly input: unknown; readonly key: string }
   | {
@@ -68,7 +70,13 @@ export function resolveTurn(
   const decision = parse.value;
   switch (decision.kind) {
     case 'final':
-      return { kind: 'answer', text: decision.final, format: 'structured', intent: 'answer' };
+      return {
+        kind: 'answer',
+        text: decision.final,
+        format: 'structured',
+        intent: 'answer',
+        data: decision.data,
+      };
     case 'ask':
       return { kind: 'answer', text: decision.ask, format: 'structured', intent: 'ask' };
     case 'action': {

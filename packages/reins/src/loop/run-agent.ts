@@ -18,6 +18,15 @@ import { readLargeField, type BlobStore } from '../blob-store.js';
 import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
 import { RunDeadline } from './run-deadline.js';
 import { defaultBlobStore } from './execute-action.js';
+import { parseReasonedDecision } from '../decision/structured-reasoning.js';
+import {
+  Clarifications,
+  type ClarifyAnswer,
+  type ClarifyAnswerResult,
+  type ClarifyOptions,
+  type PendingQuestion,
+} from '../plan/clarify.js';
+import { answerFormatPrompt, type AnswerFormat } from '../answer-format.js';
 
 export interface RunAgentOptions {
   readonly query: string;
@@ -40,6 +49,22 @@ export interface RunAgentOptions {
   readonly policies?: ToolPolicies;
   /** Where results over `limits.largeResultBytes` are kept (default: in-process, bounded). */
   readonly blobStore?: BlobStore;
+  /**
+   * Opt-in: an `ask` decision (or structured reasoning with non-empty `missing_info`) pauses
+   * the run (`clarify`, then `done {awaiting_input}`) instead of ending it with a question;
+   * `run.answer()` resumes it. Without it an `ask` is the final message (intent `ask`).
+   */
+  readonly clarify?: ClarifyOptions;
+  /**
+   * `structured`: decisions carry `"reasoning": {current_goal, known_facts, missing_info,
+   * next_action}` (seed 001 §4.2); non-empty `missing_info` is asked for, never guessed.
+   */
+  readonly decisionFormat?: 'plain' | 'structured';
+  /**
+   * A structured final answer (e.g. action cards): checked against its schema with one
+   * repair; the message carries `data`, or the raw text labeled `format: "raw"`.
+   */
+  readonly answer?: AnswerFormat<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any T: the run only hands data back to the format's own functions
 }
 
 /** A started run: iterate it for live events (each iterator replays from `start`). */
@@ -62,6 +87,14 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
    * exact input, and arrives before it expires; each approval is used once.
    */
   approve(decision: ApprovalDecision): ApprovalAnswer;
+  /** The question waiting for its user's answer, if the run is paused for one (`awaiting_input`). */
+  readonly pendingQuestion: PendingQuestion | undefined;
+  /**
+   * Answers the pending question. Refused as data unless it names the waiting question,
+   * arrives before it expires, comes from the run's own user (when `by` is given) and is a
+   * non-blank string; each question is answered once. Resumes the same log.
+   */
+  answer(answer: ClarifyAnswer): ClarifyAnswerResult;
   /**
    * Follows the log from sequence number `fromSeq` (the SSE `Last-Event-ID` + 1) until the run
    * stops: ends or pauses. Iterating the run itself is `follow(0)`.
@@ -92,10 +125,12 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   else external?.addEventListener('abort', cancel, { once: true });
   const principal = options.principal ?? ANONYMOUS;
   const approvals = mayPause ? new Approvals(principal, deps.now, deps) : undefined;
+  const clarifications =
+    options.clarify === undefined ? undefined : new Clarifications(principal, deps.now, deps);
   const onDeadline = (): void => abort.abort(RUN_DEADLINE);
   // Only a run that can pause needs a deadline that can stand still (a plain timer is 72 bytes lighter).
   const deadline =
-    approvals === undefined
+    approvals === undefined && clarifications === undefined
       ? deps.setTimer(onDeadline, limits.deadlineMs)
       : new RunDeadline(deps, limits.deadlineMs, onDeadline);
 
@@ -111,12 +146,15 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     toolNames: names,
     timeouts,
     abort,
-    prompt: new PromptBuilder(options.query, specs, limits, options.instructions),
+    prompt: new PromptBuilder(options.query, specs, limits, withAnswerFormat(options)),
     limits,
     log,
     deps,
     approvals,
     deadline: deadline instanceof RunDeadline ? deadline : undefined,
+    clarify: clarifications === undefined ? undefined : { clarifications, options: options.clarify ?? {} },
+    parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
+    answer: options.answer,
     act: {
       registry,
       principal,
@@ -143,15 +181,16 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     cleanup();
   });
 
-  return new Run(runId, log, finished, cancel, blobStore, approvals);
+  return new RunHandle(runId, log, finished, cancel, blobStore, approvals, clarifications);
 }
 
 /**
- * The handle `runAgent` returns. `result` builds the record on first access, so a consumer
- * that only follows events never pays for it. A class rather than an object literal: a
- * literal with per-run getter closures is a dictionary-mode object (~450 bytes more per run).
+ * The handle `runAgent` (and `runPlanAgent`) returns. `result` builds the record on first
+ * access, so a consumer that only follows events never pays for it. A class rather than an
+ * object literal: a literal with per-run getter closures is a dictionary-mode object (~450
+ * bytes more per run). Internal: not exported from the package root.
  */
-class Run implements AgentRun {
+export class RunHandle implements AgentRun {
   readonly events: readonly RunEvent[];
   readonly #log: EventLog;
   #result: Promise<RunRecord> | undefined;
@@ -159,6 +198,7 @@ class Run implements AgentRun {
   #resultStops = -1;
   readonly #blobStore: BlobStore;
   readonly #approvals: Approvals | undefined;
+  readonly #clarifications: Clarifications | undefined;
   /** Settles when the loop has ended and released its timers and listeners. */
   readonly #finished: Promise<void>;
 
@@ -177,6 +217,21 @@ class Run implements AgentRun {
     return this.#approvals.answer(decision);
   }
 
+  get pendingQuestion(): PendingQuestion | undefined {
+    return this.#clarifications?.pending;
+  }
+
+  answer(answer: ClarifyAnswer): ClarifyAnswerResult {
+    if (this.#clarifications === undefined) {
+      return {
+        ok: false,
+        code: 'NOT_FOUND',
+        message: 'no question is pending (answered, expired or never asked)',
+      };
+    }
+    return this.#clarifications.answer(answer);
+  }
+
   readLargeField(ref: string): Promise<unknown> {
     return readLargeField(this.#blobStore, ref);
   }
@@ -188,9 +243,11 @@ class Run implements AgentRun {
     readonly cancel: () => void,
     blobStore: BlobStore,
     approvals: Approvals | undefined,
+    clarifications: Clarifications | undefined = undefined,
   ) {
     this.#blobStore = blobStore;
     this.#approvals = approvals;
+    this.#clarifications = clarifications;
     this.events = log.events; // the log's own array: live, append-only
     this.#log = log;
     this.#finished = finished;
@@ -199,7 +256,7 @@ class Run implements AgentRun {
   get result(): Promise<RunRecord> {
     const log = this.#log;
     // A run that cannot pause stops once: its record is ready when the loop has finished.
-    if (this.#approvals === undefined)
+    if (this.#approvals === undefined && this.#clarifications === undefined)
       return (this.#result ??= this.#finished.then(() => buildRunRecord(log.events)));
     // A running log's stop count grows by one at its next stop; a stopped one's is final until it resumes.
     const stops = log.closed ? log.stops : log.stops + 1;
@@ -210,7 +267,7 @@ class Run implements AgentRun {
       const settle = (resolve: (record: Promise<RunRecord> | RunRecord) => void): void => {
         const last = log.events.at(-1);
         resolve(
-          last?.type === 'done' && last.status === 'awaiting_approval'
+          last?.type === 'done' && last.status.startsWith('awaiting_')
             ? record()
             : this.#finished.then(record),
         );
@@ -229,4 +286,11 @@ class Run implements AgentRun {
   follow(fromSeq: number): AsyncIterableIterator<RunEvent> {
     return this.#log.follow(fromSeq);
   }
+}
+
+/** The agent's instructions, with the answer object described when the agent has a format. */
+function withAnswerFormat(options: RunAgentOptions): string | undefined {
+  if (options.answer === undefined) return options.instructions;
+  const format = answerFormatPrompt(options.answer);
+  return options.instructions === undefined ? format : `${options.instructions}\n\n${format}`;
 }

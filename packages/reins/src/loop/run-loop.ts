@@ -19,7 +19,11 @@ import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.j
 import { stopNotice } from './stop-notice.js';
 import { ActionKeys } from './action-keys.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
-import { parseSummary, refusal, runsAlone } from './step-rules.js';
+import type { DecisionParse } from '../decision/index.js';
+import type { ClarifyOptions, Clarifications } from '../plan/clarify.js';
+import { askUser } from '../plan/ask-user.js';
+import { observationsOf, parseSummary, refusal, runsAlone } from './step-rules.js';
+import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
 
 export interface LoopContext {
   readonly agent: string;
@@ -38,6 +42,13 @@ export interface LoopContext {
   readonly approvals?: Approvals | undefined;
   /** The run's deadline, paused while the run waits for its user. */
   readonly deadline?: { pause(): void; resume(): void } | undefined;
+  /** Opt-in: an `ask` pauses the run for its user's answer instead of ending it. */
+  readonly clarify?:
+    { readonly clarifications: Clarifications; readonly options: ClarifyOptions } | undefined;
+  /** The decision parser (default `parseDecision`; structured reasoning: `parseReasonedDecision`). */
+  readonly parse?: ((raw: string) => DecisionParse) | undefined;
+  /** The agent's structured answer format: final answers are checked against it. */
+  readonly answer?: AnswerFormat | undefined;
 }
 
 /**
@@ -82,6 +93,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   readonly #onAbort = (): void => {
     if (this.#modelStep !== 0) this.#stopDuringModelCall();
     this.#ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
+    this.#ctx.clarify?.clarifications.close();
   };
 
   constructor(ctx: LoopContext) {
@@ -156,7 +168,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
 
         const toolCalls = result.toolCalls;
         const native = toolCalls !== undefined && toolCalls.length > 0;
-        const parse = native ? decisionFromToolCalls(result.text, toolCalls) : parseDecision(result.text);
+        const parse = native
+          ? decisionFromToolCalls(result.text, toolCalls)
+          : (this.#ctx.parse ?? parseDecision)(result.text);
         const reasonEnd = deps.now();
         log.append(
           {
@@ -178,7 +192,19 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         );
 
         const next = resolveTurn(parse, this.#turn, finalStep, limits.maxCallsPerStep);
-        if (next.kind === 'answer' || next.kind === 'stop') return this.#end(step, next, reasonEnd);
+        if (next.kind === 'answer' || next.kind === 'stop') {
+          // Only on the way out: a run without `clarify` pays nothing per step for it.
+          if (
+            next.kind === 'answer' &&
+            next.intent === 'ask' &&
+            this.#ctx.clarify !== undefined &&
+            !finalStep
+          ) {
+            if (await this.#clarify(step, next.text, result.text)) continue;
+            return;
+          }
+          return this.#end(step, next, reasonEnd);
+        }
 
         if (next.kind === 'act_many') {
           const observations = await this.#actMany(step, next.calls, reasonEnd);
@@ -209,8 +235,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
       // A bug in the loop, or a value it could not handle: still end the log, with the real
       // step count and usage, so no consumer hangs and the evidence stays true.
       const last = log.events.at(-1);
-      if (log.closed && last?.type === 'done' && last.status === 'awaiting_approval') {
+      if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
         this.#ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
+        this.#ctx.clarify?.clarifications.close();
         if (log.closed) log.reopen();
       }
       if (!log.closed) {
@@ -364,6 +391,47 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     return answered;
   }
 
+  /**
+   * Pauses the run on an `ask` (`clarify` then `done {awaiting_input}`); the answer goes into
+   * the history and the loop goes on (true). A stop or a cancel ends the run here (false).
+   */
+  async #clarify(step: number, question: string, said: string): Promise<boolean> {
+    const { log, deps, limits, deadline, prompt } = this.#ctx;
+    const clarify = this.#ctx.clarify;
+    if (clarify === undefined) return false;
+    this.#completed = step;
+    const asked = await askUser(
+      {
+        log,
+        deps,
+        clarifications: clarify.clarifications,
+        options: clarify.options,
+        defaultTimeoutMs: limits.approvalTtlMs,
+        signal: this.#act.signal,
+        deadline,
+        pause: () => this.#done('awaiting_input'),
+      },
+      { question, candidates: [] },
+    );
+    if (asked.kind === 'cancelled') {
+      this.#endAborted();
+      return false;
+    }
+    if (asked.kind === 'stop') {
+      log.append({
+        type: 'message',
+        text: asked.why,
+        format: 'structured',
+        intent: 'notice',
+        demo: this.#demo,
+      });
+      this.#done('stopped', 'unanswered');
+      return false;
+    }
+    prompt.rememberAnswer(said, asked.value, asked.defaulted);
+    return true;
+  }
+
   /** A tool's progress report, as a live `progress` event of the step whose call it is. */
   toolProgress(actId: string, tool: string, update: ToolProgress): void {
     if (this.#ctx.log.closed) return;
@@ -390,9 +458,26 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>, at: number): void {
     this.#completed = step;
     if (next.kind === 'answer') {
-      const { text, format, intent } = next;
+      const { intent } = next;
+      const answer = this.#ctx.answer;
+      const shaped =
+        answer === undefined || intent !== 'answer'
+          ? next
+          : shapeAnswer(answer, next, () => observationsOf(this.#ctx.log.events));
+      const { text, format, data } = shaped;
       const degraded = this.#degraded;
-      this.#ctx.log.append({ type: 'message', text, format, intent, demo: this.#demo, degraded }, at);
+      this.#ctx.log.append(
+        {
+          type: 'message',
+          text,
+          format,
+          intent,
+          demo: this.#demo,
+          degraded,
+          ...(data === undefined || answer === undefined ? {} : { data }),
+        },
+        shaped === next ? at : undefined, // an answer shaped by the app: now
+      );
       return this.#done('success');
     }
     this.#notice(next.reason, at);

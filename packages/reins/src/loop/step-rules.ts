@@ -1,6 +1,6 @@
 import type { DecisionParse, ParseVia } from '../decision/index.js';
 import type { ErrorCode } from '../errors.js';
-import type { ReasonStep } from '../events.js';
+import type { ReasonStep, RunEvent } from '../events.js';
 import type { Observation } from '../observation.js';
 import { needsApproval, type AnyTool } from '../tool.js';
 
@@ -42,4 +42,13 @@ const PARSED: Readonly<Record<ParseVia, ReasonStep['parse']>> = {
 
 export function parseSummary(parse: DecisionParse): ReasonStep['parse'] {
   return parse.ok ? PARSED[parse.via] : { ok: false, failure: parse.failure, message: parse.message };
+}
+
+/** The observations of a run so far, in log order (read once, when an answer is finalized). */
+export function observationsOf(events: readonly RunEvent[]): Observation[] {
+  const found: Observation[] = [];
+  for (const event of events) {
+    if (event.type === 'step' && event.phase === 'observe') found.push(event.observation);
+  }
+  return found;
 }

@@ -10,5 +10,9 @@ export function stopNotice(reason: StopReason, limits: RunLimits): string {
       return 'Stopped: the model repeated an action it had already taken and gave no final answer.';
     case 'deadline':
       return `Stopped: the run's deadline (${limits.deadlineMs} ms) passed before a final answer.`;
+    case 'invalid_plan':
+      return 'Stopped: the plan was still invalid after the re-plans allowed, so nothing was run.';
+    case 'unanswered':
+      return 'Stopped: a question to the user was needed and could not be asked or was not answered in time.';
   }
 }

@@ -1,5 +1,7 @@
 import { estimateTokens, type Model, type ModelRequest, type ModelResult, type ToolSpec } from '../model.js';
 import { demoInput } from './demo-input.js';
+import { demoPlan } from './demo-plan.js';
+import { PLANNER_MARKER } from '../plan/plan-prompt.js';
 
 export const DEMO_NOTICE =
   '[Demo answer: no model is configured, so this reply was put together by rules, not by an AI.]';
@@ -9,6 +11,7 @@ const OBSERVATION = /^Observation \(tool ([^,]+), act [^)]+\): (.*)$/s;
 /**
  * An offline, rule-based model: picks the tools whose name and description share words with
  * the question, fills their inputs from the question, and answers from what they returned.
+ * Asked for a plan (plan-and-execute agents), it writes one step per part of the question.
  * Every answer it gives starts with `DEMO_NOTICE`. Never throws; needs no network.
  */
 export function demoModel(): Model {
@@ -34,6 +37,7 @@ interface Seen {
 }
 
 function decide(request: ModelRequest): Record<string, unknown> {
+  if (request.messages[0]?.content.startsWith(PLANNER_MARKER) === true) return demoPlan(request);
   const query = request.messages[1]?.content ?? '';
   const seen = observations(request);
   const used = new Set(seen.map((s) => s.tool));

@@ -1,11 +1,13 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { runAgent, type Principal } from 'reins';
+import { runAgent, runPlanAgent, type AgentRun, type Principal } from 'reins';
 import { ApiError, notFound } from '../http-error.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
 import { watchRun } from '../run-watcher.js';
 import type { AppEnv, ServerState } from '../server-state.js';
 import { approveHandlers } from './approve.js';
+import { answerHandlers } from './answer.js';
+import type { AgentDefinition } from '../server-options.js';
 import { json, settled, stream, wantsStream } from './run-responses.js';
 
 /**
@@ -39,12 +41,14 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       const resolved = typeof definition === 'function' ? await definition(principal) : definition;
       const runId = s.deps.newId();
       const controller = new AbortController();
-      const run = runAgent({
+      const run = startRun(resolved, {
         query: input,
         model: resolved.model,
         tools: resolved.tools ?? [],
         ...(resolved.limits === undefined ? {} : { limits: resolved.limits }),
         ...(resolved.instructions === undefined ? {} : { instructions: resolved.instructions }),
+        ...(resolved.clarify === undefined ? {} : { clarify: resolved.clarify }),
+        ...(resolved.answer === undefined ? {} : { answer: resolved.answer }),
         agent,
         principal,
         runId,
@@ -82,13 +86,24 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
 
   app.post('/:id/approve', ...approveHandlers(s));
 
-  // TODO(clarify): answering a clarifying question (`awaiting_input`) is a later feature of
-  // the core; until then this answers 501 as data, after the same owner check.
-  app.post('/:id/answer', (c) => {
-    if (s.registry.get(c.req.param('id'), c.get('principal').id) === undefined) throw notFound();
-    throw new ApiError(501, 'NOT_IMPLEMENTED', 'answer is not implemented yet: runs do not ask to clarify');
-  });
+  app.post('/:id/answer', ...answerHandlers(s));
   return app;
+}
+
+/** A ReAct run, or a plan-and-execute run for `kind: 'plan'` agents: the same handle either way. */
+function startRun(definition: AgentDefinition, options: Parameters<typeof runAgent>[0]): AgentRun {
+  if (definition.kind === 'plan') {
+    return runPlanAgent({
+      ...options,
+      ...(definition.validators === undefined ? {} : { validators: definition.validators }),
+      ...(definition.maxPlanSteps === undefined ? {} : { maxPlanSteps: definition.maxPlanSteps }),
+      ...(definition.maxReplans === undefined ? {} : { maxReplans: definition.maxReplans }),
+    });
+  }
+  return runAgent({
+    ...options,
+    ...(definition.decisionFormat === undefined ? {} : { decisionFormat: definition.decisionFormat }),
+  });
 }
 
 async function readRunRequest(c: Context, maxInputChars: number): Promise<{ agent: string; input: string }> {

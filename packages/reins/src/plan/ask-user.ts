@@ -1,0 +1,84 @@
+import type { ClarifyCandidate } from '../events.js';
+import type { EventLog } from '../loop/event-log.js';
+import type { AbortLike } from '../loop/run-abort.js';
+import type { RunDeps } from '../util/deps.js';
+import type { ClarifyOptions, ClarifyOutcome, Clarifications } from './clarify.js';
+import { DEFAULT_MAX_QUESTIONS } from './clarify.js';
+
+export interface AskEnv {
+  readonly log: EventLog;
+  readonly deps: RunDeps;
+  readonly clarifications: Clarifications;
+  readonly options: ClarifyOptions;
+  /** How long a question waits when `options.timeoutMs` is not set. */
+  readonly defaultTimeoutMs: number;
+  readonly signal: AbortLike;
+  /** The run's deadline, stopped while the user thinks. */
+  readonly deadline?: { pause(): void; resume(): void } | undefined;
+  /** Appends `done {awaiting_input}` with the run's counters. */
+  pause(): void;
+}
+
+export interface Question {
+  readonly question: string;
+  readonly field?: string | undefined;
+  readonly stepId?: string | undefined;
+  readonly candidates: readonly ClarifyCandidate[];
+}
+
+/** What to go on with: the user's (or the default) answer, a stop (and why), or a cancel. */
+export type AskResult =
+  | { readonly kind: 'value'; readonly value: string; readonly defaulted: boolean }
+  | { readonly kind: 'stop'; readonly why: string }
+  | { readonly kind: 'cancelled' };
+
+/**
+ * Asks the user one question: `clarify` then `done {awaiting_input}`, the deadline stopped;
+ * resumes in the same log when the answer comes, the question expires or the run is cancelled.
+ * Over the cap of questions nothing is asked: the default is used, or the run is to stop.
+ */
+export async function askUser(env: AskEnv, q: Question): Promise<AskResult> {
+  const { log, deps, clarifications, options } = env;
+  const max = options.maxQuestions ?? DEFAULT_MAX_QUESTIONS;
+  const fallback = typeof options.onTimeout === 'object' ? options.onTimeout.default : undefined;
+  if (clarifications.asked >= max) {
+    if (fallback !== undefined) return { kind: 'value', value: fallback, defaulted: true };
+    return {
+      kind: 'stop',
+      why: `Stopped: I asked ${max} question(s) already, the most this run may ask, and still need an answer to: ${q.question}`,
+    };
+  }
+  if (env.signal.aborted || log.closed) return { kind: 'cancelled' };
+  const questionId = deps.newId();
+  const expiresAt = deps.now() + (options.timeoutMs ?? env.defaultTimeoutMs);
+  log.append({
+    type: 'clarify',
+    questionId,
+    question: q.question,
+    field: q.field,
+    candidates: q.candidates,
+    stepId: q.stepId,
+    expiresAt,
+  });
+  const answered: Promise<ClarifyOutcome> = clarifications.wait(
+    {
+      questionId,
+      question: q.question,
+      field: q.field,
+      stepId: q.stepId,
+      candidates: q.candidates,
+      expiresAt,
+    },
+    () => {
+      log.reopen();
+      env.deadline?.resume();
+    },
+  );
+  env.pause();
+  env.deadline?.pause();
+  const outcome = await answered;
+  if (outcome.kind === 'answered') return { kind: 'value', value: outcome.value, defaulted: false };
+  if (outcome.kind === 'cancelled' || env.signal.aborted) return { kind: 'cancelled' };
+  if (fallback !== undefined) return { kind: 'value', value: fallback, defaulted: true };
+  return { kind: 'stop', why: `Stopped: no answer came in time to the question: ${q.question}` };
+}

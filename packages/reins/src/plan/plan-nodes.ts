@@ -1,0 +1,359 @@
+import { parseDecision } from '../decision/index.js';
+import { parseSummary } from '../loop/step-rules.js';
+import { executePlan } from './execute-plan.js';
+import type { PlanContext, PlanNode, PlanState } from './nodes.js';
+import { parsePlannerReply, type Plan, type PlanProblem } from './plan-schema.js';
+import { plannerMessages, responderMessages } from './plan-prompt.js';
+import { validatePlan } from './validate-plan.js';
+
+/** The planner: asks the model for a plan (or a re-plan); a reply with `missing_info` becomes a question. */
+export const plannerNode: PlanNode = {
+  name: 'planner',
+  async run(state, ctx) {
+    const messages = plannerMessages({
+      query: state.query,
+      specs: ctx.specs,
+      instructions: ctx.instructions,
+      maxPlanSteps: ctx.maxPlanSteps,
+      task: ctx.taskState.latestByAction(),
+      answers: state.answers,
+      replan: state.replanFor,
+    });
+    state.replanFor = undefined;
+    const startedAt = ctx.deps.now();
+    const result = await ctx.callModel(messages, false);
+    const endedAt = ctx.deps.now();
+    if (!result.ok) return modelFailed(state, ctx, result.error);
+    state.planIndex = ctx.modelSteps;
+    const parse = parsePlannerReply(result.text);
+    const model = result.model ?? 'model';
+    if (parse.ok && parse.value.kind === 'ask') {
+      // Kept as evidence like any model step: the raw reply and what it decided.
+      const decision = { kind: 'ask' as const, thought: parse.value.thought, ask: parse.value.question };
+      ctx.log.append({
+        type: 'step',
+        phase: 'reason',
+        index: ctx.modelSteps,
+        startedAt,
+        endedAt,
+        durationMs: endedAt - startedAt,
+        model,
+        toolsOffered: false,
+        raw: result.text,
+        usage: result.usage,
+        parse: { ok: true, via: parse.via },
+        decision,
+      });
+      state.question = { question: parse.value.question, candidates: [] };
+      return state;
+    }
+    state.draft = {
+      plan: parse.ok && parse.value.kind === 'plan' ? parse.value.plan : { steps: [] },
+      raw: result.text,
+      model,
+      usage: result.usage,
+      startedAt,
+      endedAt,
+      unparsed: parse.ok ? undefined : `${parse.failure}: ${parse.message}`,
+    };
+    return state;
+  },
+};
+
+/** The validator: checks the draft and logs it as the next plan version (`step` `phase: "plan"`). */
+export const validatorNode: PlanNode = {
+  name: 'validator',
+  run(state, ctx) {
+    const draft = state.draft;
+    if (draft === undefined) throw new Error('validator: no plan to validate');
+    state.draft = undefined;
+    const validation =
+      draft.unparsed !== undefined
+        ? {
+            ok: false,
+            problems: [{ code: 'unparsed' as const, message: `the plan did not parse: ${draft.unparsed}` }],
+          }
+        : validatePlan(draft.plan, {
+            registry: ctx.registry,
+            maxPlanSteps: ctx.maxPlanSteps,
+            timeLeftMs: ctx.timeLeftMs(),
+            defaultTimeoutMs: ctx.limits.toolTimeoutMs,
+            taskState: ctx.taskState,
+            validators: ctx.validators,
+          });
+    state.version++;
+    state.plan = draft.plan;
+    state.validation = validation;
+    ctx.log.append(
+      {
+        type: 'step',
+        phase: 'plan',
+        index: state.planIndex,
+        version: state.version,
+        reason: state.reason,
+        plan: draft.plan,
+        raw: draft.raw,
+        validation: { ok: validation.ok, problems: validation.problems },
+        model: draft.model,
+        usage: draft.usage,
+        startedAt: draft.startedAt,
+        endedAt: draft.endedAt,
+        durationMs: draft.endedAt - draft.startedAt,
+      },
+      draft.endedAt,
+    );
+    return state;
+  },
+};
+
+/**
+ * The clarifier: asks the pending question (the plan stays frozen meanwhile); the answer
+ * patches the one value of the step it is about (a `clarified` version, validated again), or
+ * goes to the planner as information it lacked.
+ */
+export const clarifierNode: PlanNode = {
+  name: 'clarifier',
+  async run(state, ctx) {
+    const question = state.question;
+    if (question === undefined) throw new Error('clarifier: no question');
+    state.question = undefined;
+    const asked = await ctx.ask(question);
+    if (asked.kind === 'cancelled') {
+      state.end = { kind: 'cancelled' };
+      return state;
+    }
+    if (asked.kind === 'stop') {
+      state.end = { kind: 'stop', reason: 'unanswered', text: asked.why };
+      return state;
+    }
+    state.reason = 'clarified';
+    const { stepId, field } = question;
+    if (stepId !== undefined && field !== undefined && state.plan !== undefined) {
+      const now = ctx.deps.now();
+      state.draft = {
+        plan: patchPlan(state.plan, stepId, field, asked.value),
+        raw: '',
+        startedAt: now,
+        endedAt: now,
+      };
+    } else {
+      state.answers.push({ question: question.question, value: asked.value });
+    }
+    return state;
+  },
+};
+
+/** The frozen plan with one input value of one step replaced (the user's answer). */
+export function patchPlan(plan: Plan, stepId: string, field: string, value: string): Plan {
+  return {
+    steps: plan.steps.map((step) => {
+      if (step.id !== stepId) return step;
+      const input = structuredClone(step.input) as Record<string, unknown>;
+      const path = field.split('.');
+      let here: Record<string, unknown> = input;
+      for (const key of path.slice(0, -1)) {
+        const next = here[key];
+        here = (here[key] = next !== null && typeof next === 'object' ? next : {}) as Record<string, unknown>;
+      }
+      here[path.at(-1) as string] = value;
+      return { ...step, input };
+    }),
+  };
+}
+
+/** The executor: runs the validated plan (see `executePlan`). */
+export const executorNode: PlanNode = {
+  name: 'executor',
+  async run(state, ctx) {
+    if (state.plan === undefined) throw new Error('executor: no plan');
+    const execution = await executePlan(state.plan, {
+      act: ctx.act,
+      log: ctx.log,
+      deps: ctx.deps,
+      index: state.planIndex,
+      concurrency: ctx.limits.toolConcurrency,
+      taskState: ctx.taskState,
+    });
+    state.execution = execution;
+    // Steps left for a re-plan are not outcomes: the next version says what happens to them.
+    state.outcomes = [
+      ...state.outcomes.filter((o) => o.status !== 'skipped'),
+      ...execution.outcomes.filter((o) => o.status !== 'skipped' || execution.replan === undefined),
+    ];
+    return state;
+  },
+};
+
+/** The responder: one model call for the answer, from the steps' results. */
+export const responderNode: PlanNode = {
+  name: 'responder',
+  async run(state, ctx) {
+    const results = state.outcomes.map((o) => ({
+      tool: o.step.action,
+      stepId: o.step.id,
+      body:
+        o.status === 'ok'
+          ? { status: 'ok', result: o.observation?.result }
+          : o.status === 'failed'
+            ? {
+                status: o.observation?.status,
+                error: { code: o.observation?.error?.code, message: o.observation?.error?.message },
+              }
+            : { status: 'skipped', reason: o.reason },
+    }));
+    const startedAt = ctx.deps.now();
+    const result = await ctx.callModel(responderMessages(state.query, ctx.instructions, results), true);
+    const endedAt = ctx.deps.now();
+    if (!result.ok) return modelFailed(state, ctx, result.error);
+    const parse = parseDecision(result.text);
+    ctx.log.append(
+      {
+        type: 'step',
+        phase: 'reason',
+        index: ctx.modelSteps,
+        startedAt,
+        endedAt,
+        durationMs: endedAt - startedAt,
+        model: result.model ?? 'model',
+        toolsOffered: false,
+        raw: result.text,
+        usage: result.usage,
+        parse: parseSummary(parse),
+        decision: parse.ok ? parse.value : undefined,
+      },
+      endedAt,
+    );
+    const decision = parse.ok ? parse.value : undefined;
+    state.end =
+      decision?.kind === 'final'
+        ? { kind: 'answer', text: decision.final, format: 'structured', intent: 'answer' }
+        : decision?.kind === 'ask'
+          ? { kind: 'answer', text: decision.ask, format: 'structured', intent: 'ask' }
+          : {
+              kind: 'answer',
+              text: result.text.trim() || '(the model returned an empty reply)',
+              format: 'raw',
+              intent: 'answer',
+            };
+    return state;
+  },
+};
+
+function modelFailed(
+  state: PlanState,
+  ctx: PlanContext,
+  error: { code: string; message: string },
+): PlanState {
+  state.end = ctx.aborted
+    ? { kind: 'cancelled' }
+    : {
+        kind: 'error',
+        code: 'MODEL_FAILED',
+        message: `model failed at step ${ctx.modelSteps}: ${error.code}: ${error.message}`,
+      };
+  return state;
+}
+
+/**
+ * The router: after each node, where the run goes. A valid plan runs; a problem the user can
+ * resolve becomes a question; any other problem, or a step failing with `INVALID_PARAMETER`,
+ * goes back to the planner at most `maxReplans` times (then the run stops, saying why); the
+ * responder ends the run.
+ */
+export const routerNode: PlanNode = {
+  name: 'router',
+  run(state, ctx) {
+    state.next = route(state, ctx);
+    return state;
+  },
+};
+
+function route(state: PlanState, ctx: PlanContext): string {
+  if (state.end !== undefined) return 'end';
+  switch (state.last) {
+    case 'planner':
+      return state.question !== undefined ? 'clarifier' : 'validator';
+    case 'validator': {
+      const validation = state.validation;
+      if (validation === undefined || validation.ok) return 'executor';
+      const askable = validation.problems.find((p) => p.ask !== undefined);
+      if (askable?.ask !== undefined) {
+        state.question = {
+          question: askable.ask.question,
+          candidates: askable.ask.candidates,
+          field: askable.field,
+          stepId: askable.stepId,
+        };
+        return 'clarifier';
+      }
+      return replanOrStop(state, ctx, validation.problems);
+    }
+    case 'clarifier':
+      if (state.draft !== undefined) return 'validator';
+      return roomForPlanner(ctx) ? 'planner' : stop(state, ctx, 'max_steps', stepLimitText(ctx));
+    case 'executor': {
+      const failed = state.execution?.replan;
+      if (failed === undefined) return 'responder';
+      if (state.replans >= ctx.maxReplans || !roomForPlanner(ctx)) return 'responder';
+      state.replans++;
+      state.reason = 'replan';
+      state.replanFor = {
+        failed: failed.observation,
+        stepId: failed.stepId,
+        completed: state.outcomes.flatMap((o) => {
+          const entry = o.status === 'ok' ? ctx.taskState.step(o.step.id) : undefined;
+          return entry === undefined ? [] : [entry];
+        }),
+      };
+      return 'planner';
+    }
+    default:
+      return 'end';
+  }
+}
+
+function replanOrStop(state: PlanState, ctx: PlanContext, problems: readonly PlanProblem[]): string {
+  if (state.replans < ctx.maxReplans && roomForPlanner(ctx)) {
+    state.replans++;
+    state.reason = 'replan';
+    state.replanFor = { problems, previous: state.plan?.steps };
+    return 'planner';
+  }
+  const listed = problems.map((p) => p.message).join('; ');
+  // Steps of an earlier version ran: the answer says what they found, and that the rest failed.
+  if (state.outcomes.some((o) => o.status !== 'skipped')) return 'responder';
+  return stop(
+    state,
+    ctx,
+    'invalid_plan',
+    `Stopped: the plan is still invalid after ${state.replans} re-plan(s), so nothing was run: ${listed}`,
+  );
+}
+
+/** A planner call must leave one model step for the answer. */
+function roomForPlanner(ctx: PlanContext): boolean {
+  return ctx.modelSteps + 2 <= ctx.limits.maxSteps;
+}
+
+function stepLimitText(ctx: PlanContext): string {
+  return `Stopped: the step limit (${ctx.limits.maxSteps} model steps) leaves no room for another plan and an answer.`;
+}
+
+function stop(
+  state: PlanState,
+  _ctx: PlanContext,
+  reason: 'max_steps' | 'invalid_plan',
+  text: string,
+): string {
+  state.end = { kind: 'stop', reason, text };
+  return 'end';
+}
+
+/** The default pipeline: planner → validator → (clarifier) → executor → responder, routed by `routerNode`. */
+export const DEFAULT_PLAN_NODES: readonly PlanNode[] = Object.freeze([
+  plannerNode,
+  validatorNode,
+  clarifierNode,
+  executorNode,
+  responderNode,
+]);

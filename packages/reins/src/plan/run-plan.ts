@@ -1,0 +1,422 @@
+import type { RunStatus, StopReason } from '../events.js';
+import { describeThrown } from '../errors.js';
+import { resolveLimits, type RunLimits } from '../limits.js';
+import { NO_USAGE, type ChatMessage, type Model, type ModelResult, type ToolSpec } from '../model.js';
+import type { Degraded } from '../observation.js';
+import { ANONYMOUS } from '../principal.js';
+import { timeoutHierarchy, type TimeoutHierarchy } from '../timeout-hierarchy.js';
+import type { AnyTool, ToolProgress } from '../tool.js';
+import { withDefaults, type RunDeps } from '../util/deps.js';
+import { RUN_CANCELLED, RUN_DEADLINE } from '../loop/abort-reasons.js';
+import { inputHash, Approvals, type ApprovalOutcome } from '../loop/approvals.js';
+import { ABORTED, callModel, type ModelCallSlot } from '../loop/call-model.js';
+import { EventLog } from '../loop/event-log.js';
+import {
+  defaultBlobStore,
+  type ActEnv,
+  type ApprovalGate,
+  type ToolProgressSink,
+} from '../loop/execute-action.js';
+import { toolProgressDraft, toolSpanDraft } from '../loop/live-events.js';
+import { RunAbort } from '../loop/run-abort.js';
+import { RunHandle, type AgentRun, type RunAgentOptions } from '../loop/run-agent.js';
+import { RunDeadline } from '../loop/run-deadline.js';
+import { toolSet } from '../loop/tool-catalog.js';
+import { askUser, type AskResult, type Question } from './ask-user.js';
+import { Clarifications, type ClarifyOptions } from './clarify.js';
+import type { DomainValidator } from './domain-validators.js';
+import {
+  initialPlanState,
+  runNodes,
+  type PlanContext,
+  type PlanEnd,
+  type PlanNode,
+  type PlanState,
+} from './nodes.js';
+import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
+import { TaskState, type TaskStateSnapshot } from './task-state.js';
+
+export interface PlanAgentOptions extends Omit<RunAgentOptions, 'clarify' | 'decisionFormat' | 'answer'> {
+  /** Business rules on plan steps, run before anything executes (seed 001: codes, ID numbers, regions). */
+  readonly validators?: readonly DomainValidator[];
+  /** Questions to the user (default: at most 2, waiting `approvalTtlMs`, then stop). */
+  readonly clarify?: ClarifyOptions;
+  /** Steps one plan may have (default 8). */
+  readonly maxPlanSteps?: number;
+  /** Re-plans per run, after an invalid plan or a step failing with `INVALID_PARAMETER` (default 1). */
+  readonly maxReplans?: number;
+  /** The task state of earlier runs of the same task (`run.taskState` of the last one). */
+  readonly taskState?: TaskStateSnapshot;
+  /** The nodes (default `DEFAULT_PLAN_NODES`) and the router (default `routerNode`); the first node starts. */
+  readonly nodes?: readonly PlanNode[];
+  readonly router?: PlanNode;
+}
+
+/** A plan-and-execute run: the same handle as a ReAct run, plus the task state it built. */
+export interface PlanRun extends AgentRun {
+  /** The task state now (earlier runs' entries and this run's step outputs): pass it to the next run. */
+  readonly taskState: TaskStateSnapshot;
+}
+
+export const DEFAULT_MAX_PLAN_STEPS = 8;
+export const DEFAULT_MAX_REPLANS = 1;
+
+/**
+ * Starts a plan-and-execute run: the model writes a plan, code validates it (schema, graph,
+ * references, budget, domain validators), the user is asked what only they can resolve,
+ * and the plan runs in dependency order through `executeAction`; one model call answers
+ * from the results. Same event log, handle, record and limits as `runAgent`. Programmer
+ * mistakes throw here, synchronously.
+ */
+export function runPlanAgent(options: PlanAgentOptions): PlanRun {
+  const deps = withDefaults(options.deps);
+  const limits = resolveLimits(options.limits);
+  if (limits.maxSteps < 2) throw new RangeError('a plan run needs maxSteps ≥ 2 (a plan and an answer)');
+  const maxPlanSteps = positive('maxPlanSteps', options.maxPlanSteps ?? DEFAULT_MAX_PLAN_STEPS, 1);
+  const maxReplans = positive('maxReplans', options.maxReplans ?? DEFAULT_MAX_REPLANS, 0);
+  const { registry, specs, names } = toolSet(options.tools);
+  const timeouts = timeoutHierarchy(limits, options.tools);
+  const runId = options.runId ?? deps.newId();
+  const log = new EventLog(runId, deps.now);
+  const blobStore = options.blobStore ?? defaultBlobStore;
+  const principal = options.principal ?? ANONYMOUS;
+  const abort = new RunAbort();
+  const cancel = (): void => abort.abort(RUN_CANCELLED);
+  const external = options.signal;
+  if (external?.aborted) cancel();
+  else external?.addEventListener('abort', cancel, { once: true });
+  const deadline = new RunDeadline(deps, limits.deadlineMs, () => abort.abort(RUN_DEADLINE));
+  const approvals = new Approvals(principal, deps.now, deps);
+  const clarifications = new Clarifications(principal, deps.now, deps);
+  const taskState = new TaskState(options.taskState);
+  const runner = new PlanRunner({
+    options,
+    deps,
+    limits,
+    timeouts,
+    specs,
+    names,
+    log,
+    abort,
+    deadline,
+    approvals,
+    clarifications,
+    taskState,
+    maxPlanSteps,
+    maxReplans,
+    act: {
+      registry,
+      principal,
+      runId,
+      signal: abort,
+      defaultTimeoutMs: limits.toolTimeoutMs,
+      maxStringChars: limits.maxStringChars,
+      largeResultBytes: limits.largeResultBytes,
+      blobStore,
+      deps,
+      policies: options.policies,
+    },
+  });
+  const cleanup = (): void => {
+    deadline.clear();
+    external?.removeEventListener('abort', cancel);
+  };
+  const finished = runner.run().then(cleanup, (thrown: unknown) => {
+    if (!log.closed) {
+      log.append({
+        type: 'error',
+        code: 'INTERNAL',
+        message: `reins plan run failed: ${describeThrown(thrown)}`,
+      });
+      log.append({ type: 'done', status: 'error', steps: 0, usage: NO_USAGE, durationMs: 0 });
+    }
+    cleanup();
+  });
+  const handle = new RunHandle(runId, log, finished, cancel, blobStore, approvals, clarifications);
+  return Object.defineProperty(handle, 'taskState', {
+    get: () => taskState.snapshot(),
+    enumerable: true,
+  }) as unknown as PlanRun;
+}
+
+function positive(name: string, value: number, min: number): number {
+  if (!Number.isInteger(value) || value < min)
+    throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
+  return value;
+}
+
+interface RunnerSetup {
+  readonly options: PlanAgentOptions;
+  readonly deps: RunDeps;
+  readonly limits: RunLimits;
+  readonly timeouts: TimeoutHierarchy;
+  readonly specs: readonly ToolSpec[];
+  readonly names: readonly string[];
+  readonly log: EventLog;
+  readonly abort: RunAbort;
+  readonly deadline: RunDeadline;
+  readonly approvals: Approvals;
+  readonly clarifications: Clarifications;
+  readonly taskState: TaskState;
+  readonly maxPlanSteps: number;
+  readonly maxReplans: number;
+  readonly act: ActEnv;
+}
+
+/** One plan run: the context its nodes use, the sink of its tools' progress, its approval gate. */
+class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
+  readonly query: string;
+  readonly instructions: string | undefined;
+  readonly specs: readonly ToolSpec[];
+  readonly registry: ReadonlyMap<string, AnyTool>;
+  readonly limits: RunLimits;
+  readonly log: EventLog;
+  readonly deps: RunDeps;
+  readonly act: ActEnv;
+  readonly taskState: TaskState;
+  readonly validators: readonly DomainValidator[];
+  readonly maxPlanSteps: number;
+  readonly maxReplans: number;
+  readonly #setup: RunnerSetup;
+  readonly #model: Model;
+  readonly #started: number;
+  readonly #slot: ModelCallSlot = {};
+  #modelSteps = 0;
+  #inputTokens = 0;
+  #outputTokens = 0;
+  readonly #onAbort = (): void => {
+    this.#slot.settle?.(ABORTED);
+    this.#setup.approvals.close();
+    this.#setup.clarifications.close();
+  };
+
+  constructor(setup: RunnerSetup) {
+    this.#setup = setup;
+    const { options } = setup;
+    this.query = options.query;
+    this.instructions = options.instructions;
+    this.specs = setup.specs;
+    this.registry = setup.act.registry;
+    this.limits = setup.limits;
+    this.log = setup.log;
+    this.deps = setup.deps;
+    this.act = setup.act;
+    this.act.progress = this;
+    this.act.approval = this;
+    this.taskState = setup.taskState;
+    this.validators = options.validators ?? [];
+    this.maxPlanSteps = setup.maxPlanSteps;
+    this.maxReplans = setup.maxReplans;
+    this.#model = options.model;
+    this.#started = setup.deps.now();
+  }
+
+  get modelSteps(): number {
+    return this.#modelSteps;
+  }
+
+  get aborted(): boolean {
+    return this.#setup.abort.aborted;
+  }
+
+  timeLeftMs(): number {
+    return this.limits.deadlineMs - (this.deps.now() - this.#started - this.#pausedMs);
+  }
+
+  // Time spent waiting for the user, which the deadline does not count.
+  #pausedMs = 0;
+
+  async run(): Promise<void> {
+    const { log, limits } = this;
+    const { options, abort } = this.#setup;
+    log.append({
+      type: 'start',
+      agent: options.agent ?? 'plan',
+      model: this.#model.name,
+      demo: this.#model.demo === true,
+      query: this.query,
+      tools: this.#setup.names,
+      limits,
+      timeouts: this.#setup.timeouts,
+    });
+    abort.addEventListener('abort', this.#onAbort);
+    try {
+      const trace = (node: string, startedAt: number, endedAt: number, ok: boolean): void => {
+        if (log.closed) return;
+        log.append(
+          {
+            type: 'step',
+            phase: 'progress',
+            source: 'node',
+            node,
+            ok,
+            index: Math.max(1, this.#modelSteps),
+            startedAt,
+            endedAt,
+            durationMs: endedAt - startedAt,
+          },
+          endedAt,
+        );
+      };
+      const state = await runNodes(
+        options.nodes ?? DEFAULT_PLAN_NODES,
+        options.router ?? routerNode,
+        initialPlanState(this.query),
+        this,
+        trace,
+      );
+      this.#end(state);
+    } catch (thrown) {
+      const last = log.events.at(-1);
+      if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
+        this.#setup.approvals.close();
+        this.#setup.clarifications.close();
+        if (log.closed) log.reopen();
+      }
+      if (!log.closed) {
+        log.append({
+          type: 'error',
+          code: 'INTERNAL',
+          message: `reins plan run failed: ${describeThrown(thrown)}`,
+        });
+        this.#done('error');
+      }
+    } finally {
+      abort.removeEventListener('abort', this.#onAbort);
+    }
+  }
+
+  #end(state: PlanState): void {
+    const end: PlanEnd | undefined = this.aborted ? { kind: 'cancelled' } : state.end;
+    const demo = this.#model.demo === true;
+    const degraded = degradedOf(state);
+    if (end === undefined || end.kind === 'cancelled') {
+      if (this.#setup.abort.reason === RUN_DEADLINE)
+        return this.#stop(
+          'deadline',
+          `Stopped: the run's deadline (${this.limits.deadlineMs} ms) passed before a final answer.`,
+          degraded,
+        );
+      return this.#done('cancelled');
+    }
+    switch (end.kind) {
+      case 'answer':
+        this.log.append({
+          type: 'message',
+          text: end.text,
+          format: end.format,
+          intent: end.intent,
+          demo,
+          degraded,
+        });
+        return this.#done('success');
+      case 'stop':
+        return this.#stop(end.reason, end.text, degraded);
+      case 'error':
+        this.log.append({ type: 'error', code: end.code, message: end.message });
+        return this.#done('error');
+    }
+  }
+
+  #stop(reason: StopReason, text: string, degraded: Degraded[] | undefined): void {
+    const demo = this.#model.demo === true;
+    this.log.append({ type: 'message', text, format: 'structured', intent: 'notice', demo, degraded });
+    this.#done('stopped', reason);
+  }
+
+  #done(status: RunStatus, stopReason?: StopReason): void {
+    this.log.append({
+      type: 'done',
+      status,
+      ...(stopReason === undefined ? {} : { stopReason }),
+      steps: this.#modelSteps,
+      usage: { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens },
+      durationMs: this.deps.now() - this.#started,
+    });
+  }
+
+  async callModel(messages: readonly ChatMessage[], finalStep: boolean): Promise<ModelResult> {
+    if (this.aborted) return ABORTED;
+    const step = ++this.#modelSteps;
+    const result = await callModel(
+      this.#model,
+      {
+        messages,
+        tools: [],
+        signal: this.#setup.abort.signal,
+        runId: this.act.runId,
+        timeoutMs: this.#setup.timeouts.modelTimeoutMs,
+        step,
+        finalStep,
+      },
+      this.#slot,
+    );
+    this.#slot.settle = undefined;
+    if (result.usage !== undefined) {
+      this.#inputTokens += result.usage.inputTokens;
+      this.#outputTokens += result.usage.outputTokens;
+    }
+    return this.aborted ? ABORTED : result;
+  }
+
+  async ask(question: Question): Promise<AskResult> {
+    const pausedAt = this.deps.now();
+    const asked = await askUser(
+      {
+        log: this.log,
+        deps: this.deps,
+        clarifications: this.#setup.clarifications,
+        options: this.#setup.options.clarify ?? {},
+        defaultTimeoutMs: this.limits.approvalTtlMs,
+        signal: this.#setup.abort,
+        deadline: this.#setup.deadline,
+        pause: () => this.#done('awaiting_input'),
+      },
+      question,
+    );
+    this.#pausedMs += this.deps.now() - pausedAt;
+    return asked;
+  }
+
+  /** Pauses before a step whose tool needs approval (same protocol as the ReAct loop). */
+  async requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome> {
+    const { log, deps, limits } = this;
+    const { approvals, deadline } = this.#setup;
+    const hash = await inputHash(input);
+    if (this.aborted || log.closed) return { kind: 'cancelled', at: deps.now() };
+    const expiresAt = deps.now() + limits.approvalTtlMs;
+    const index = Math.max(1, this.#modelSteps);
+    log.append({ type: 'approval', index, actId, tool, input, inputHash: hash, expiresAt });
+    const pausedAt = deps.now();
+    const answered = approvals.wait({ actId, tool, input, inputHash: hash, expiresAt }, () => {
+      log.reopen();
+      deadline.resume();
+      this.#pausedMs += deps.now() - pausedAt;
+    });
+    this.#done('awaiting_approval');
+    deadline.pause();
+    return answered;
+  }
+
+  toolProgress(actId: string, tool: string, update: ToolProgress): void {
+    if (this.log.closed) return;
+    const at = this.deps.now();
+    const draft = toolProgressDraft(Math.max(1, this.#modelSteps), actId, tool, update, at);
+    if (draft !== undefined) this.log.append(draft, at);
+  }
+
+  toolSpan(actId: string, tool: string, name: string, startedAt: number, endedAt: number, ok: boolean): void {
+    if (this.log.closed) return;
+    this.log.append(
+      toolSpanDraft(Math.max(1, this.#modelSteps), actId, tool, name, startedAt, endedAt, ok),
+      endedAt,
+    );
+  }
+}
+
+function degradedOf(state: PlanState): Degraded[] | undefined {
+  const found = state.outcomes.flatMap((o) =>
+    o.observation?.degraded === undefined ? [] : [o.observation.degraded],
+  );
+  return found.length === 0 ? undefined : found;
+}
