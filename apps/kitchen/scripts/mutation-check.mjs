@@ -78,6 +78,34 @@ const MUTANTS = [
     '',
     [`${test}rest-api.test.ts`],
   ],
+  [
+    'a nutrition card keeps the provenance the model wrote',
+    `${src}assistant/kitchen-answer.ts`,
+    "return { ...rest, provenance: 'llm_estimate', note };",
+    'return { ...card, note };',
+    [`${test}kitchen-answer.test.ts`],
+  ],
+  [
+    'table values not re-stamped over the model’s numbers',
+    `${src}assistant/kitchen-answer.ts`,
+    'energyKcal: p.energyKcal,',
+    'energyKcal: card.values?.energyKcal,',
+    [`${test}kitchen-answer.test.ts`],
+  ],
+  [
+    '"planned" taken from the model',
+    `${src}assistant/kitchen-answer.ts`,
+    "const status = evidence.planned.has(`${e.date}|${e.slot}|${name}`) ? 'planned' : 'suggested';",
+    'const status = e.status;',
+    [`${test}kitchen-answer.test.ts`],
+  ],
+  [
+    'the reply is not told that nutrition data is unavailable',
+    `${src}assistant/kitchen-answer.ts`,
+    'seen.nutritionUnavailable && !says',
+    'false && !says',
+    [`${test}kitchen-answer.test.ts`],
+  ],
 ];
 
 runMutants(MUTANTS, []);

@@ -16,6 +16,10 @@ export interface KitchenConfig {
    * PGlite, `none` on PostgreSQL: a shared database should not get users with published passwords.
    */
   readonly seed: 'demo' | 'none';
+  /** `REDIS_URL`: quota counters (and the nutrition server's cache) in Redis; unset → in-process. */
+  readonly redisUrl: string | undefined;
+  /** `KITCHEN_MCP_TOKEN`: the session token `kitchen mcp --stdio` serves as (whose household). */
+  readonly mcpToken: string | undefined;
 }
 
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.data', import.meta.url));
@@ -35,6 +39,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitchenConfig 
     schema: env['DATABASE_SCHEMA'] || undefined,
     dataDir: env['REINS_DATA_DIR'] || DEFAULT_DATA_DIR,
     seed,
+    redisUrl: env['REDIS_URL']?.trim() || undefined,
+    mcpToken: env['KITCHEN_MCP_TOKEN']?.trim() || undefined,
   };
 }
 
@@ -44,5 +50,9 @@ export function describeConfig(config: KitchenConfig): string {
     config.databaseUrl === undefined
       ? `PGlite at ${config.dataDir}`
       : `PostgreSQL at ${config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')}${config.schema === undefined ? '' : ` (schema ${config.schema})`}`;
-  return `storage: ${storage}; seed: ${config.seed}`;
+  const redis =
+    config.redisUrl === undefined
+      ? 'in-process'
+      : config.redisUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  return `storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}`;
 }

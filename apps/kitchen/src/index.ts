@@ -41,4 +41,32 @@ export {
   type NutritionLookup,
   type NutritionEntry,
   type NutritionPer100g,
+  kitchenAnswer,
+  kitchenCard,
+  recipeCard,
+  nutritionCard,
+  mealPlanCard,
+  PROVENANCES,
+  type Provenance,
+  type KitchenAnswer,
+  type KitchenCard,
+  type RecipeCard,
+  type NutritionCard,
+  type MealPlanCard,
+  type MealPlanEntryCard,
+  type NutrientValues,
+  kitchenAnswerFormat,
+  finalizeKitchenAnswer,
+  kitchenDemoModel,
+  KITCHEN_DEMO_NOTICE,
+  gramsOf,
 } from './assistant/index.js';
+export {
+  createKitchenServer,
+  type KitchenServer,
+  type KitchenServerOptions,
+} from './server/kitchen-server.js';
+export { kitchenAuthenticate, sessionToken } from './server/authenticate.js';
+export { connectNutrition, type NutritionConnection } from './server/nutrition-bridge.js';
+export { kitchenMcpServer, sessionPrincipal } from './mcp/kitchen-mcp-server.js';
+export { startApp, kitchenModel, type RunningApp } from './cli/start.js';

@@ -45,6 +45,7 @@ export interface AssistantRun {
   readonly record: RunRecord;
   readonly observations: ObserveStep['observation'][];
   readonly answer: string | undefined;
+  readonly message: MessageEvent | undefined;
 }
 
 /** Runs the kitchen agent for `principal` with `model` to the end. */
@@ -63,6 +64,7 @@ export async function ask(
     tools: agent.tools,
     limits: agent.limits,
     instructions: agent.instructions,
+    answer: agent.answer,
     principal: reins,
   });
   const record = await run.result;
@@ -70,8 +72,8 @@ export async function ask(
   const observations = events.flatMap((e) =>
     e.type === 'step' && e.phase === 'observe' ? [(e as ObserveStep).observation] : [],
   );
-  const answer = events.find((e): e is MessageEvent => e.type === 'message')?.text;
-  return { events, record, observations, answer };
+  const message = events.find((e): e is MessageEvent => e.type === 'message');
+  return { events, record, observations, answer: message?.text, message };
 }
 
 /** The result of the first successful observation of `tool`, as a plain object. */

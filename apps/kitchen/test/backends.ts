@@ -48,7 +48,7 @@ const PGLITE_VERSION =
     }
   ).dependencies['@electric-sql/pglite'] ?? 'unknown';
 
-async function pgliteTemplate(): Promise<Blob> {
+export async function pgliteTemplate(): Promise<Blob> {
   const migrations = await loadMigrations();
   const key = createHash('sha256')
     .update(JSON.stringify(migrations))

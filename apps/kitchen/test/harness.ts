@@ -46,8 +46,12 @@ export interface Harness {
  * Runs `suite` once per backend with a seeded database, the services over it and the REST API
  * on 127.0.0.1 — one database per backend per test file.
  */
-export function describeEachBackend(title: string, suite: (h: () => Harness) => void): void {
-  for (const backend of BACKENDS) {
+export function describeEachBackend(
+  title: string,
+  suite: (h: () => Harness) => void,
+  only?: Backend['name'],
+): void {
+  for (const backend of BACKENDS.filter((b) => only === undefined || b.name === only)) {
     describe.skipIf(backend.skip)(`${title} [${backend.name}]`, () => {
       let harness: Harness | undefined;
       let close: (() => Promise<void>) | undefined;

@@ -4,6 +4,7 @@
 // with inputs made from its schema, and closes — what a Reins run does with imported tools.
 import { connectMcp } from '../dist/index.js';
 import { toolSpec } from 'reins';
+import { HeadlessOAuthProvider } from './oauth-provider.mjs';
 
 const url = process.argv.at(-1) ?? '';
 const revision = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
@@ -36,7 +37,38 @@ function sampleObject(/** @type {any} */ schema) {
   return value;
 }
 
-const bridge = await connectMcp({ name: 'conformance', transport: { kind: 'http', url }, protocol });
+/** A model that answers every sampling request the same way (the suite checks the round trip). */
+const samplingModel = {
+  name: 'conformance-model',
+  call: async () => ({
+    ok: true,
+    text: 'This is a response from the conformance client.',
+    usage: { inputTokens: 1, outputTokens: 9 },
+  }),
+};
+
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const suiteContext = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}');
+/** Authorization scenarios: OAuth through the bridge's `auth` option (pre-registered client when the suite gives one). */
+const provider = scenario.startsWith('auth/')
+  ? new HeadlessOAuthProvider(
+      typeof suiteContext.client_id === 'string'
+        ? { client_id: suiteContext.client_id, client_secret: suiteContext.client_secret }
+        : undefined,
+    )
+  : undefined;
+const auth =
+  provider === undefined ? undefined : { provider, authorizationCallback: () => provider.callback() };
+
+const bridge = await connectMcp({
+  name: 'conformance',
+  transport: { kind: 'http', url, ...(auth === undefined ? {} : { auth }) },
+  protocol,
+  roots: [{ uri: 'file:///tmp/reins-conformance', name: 'conformance' }],
+  sampling: { model: samplingModel, maxTokens: 256, maxCalls: 5 },
+  // The suite plays the user: accept, with the form's defaults (checked against its schema).
+  elicitation: () => ({ action: 'accept', content: {} }),
+});
 const status = bridge.status();
 console.error(
   `connected: ${status.status} ${status.protocolVersion ?? ''} tools=${status.tools} ${status.lastError ?? ''}`,
@@ -52,7 +84,7 @@ const ctx = {
 // SEP-2243 header values of `http-custom-headers`); other tools get inputs from their schema.
 /** @type {Map<string, unknown[]>} */
 const scripted = new Map();
-for (const call of JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}').toolCalls ?? []) {
+for (const call of suiteContext.toolCalls ?? []) {
   scripted.set(call.name, [...(scripted.get(call.name) ?? []), call.arguments ?? {}]);
 }
 for (const tool of bridge.tools()) {

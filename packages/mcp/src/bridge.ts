@@ -1,9 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { ExponentialBackoff, handleAll, retry, type IBackoff } from 'cockatiel';
+import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 import { ToolError, type AnyTool, type ToolContext } from 'reins';
 import { resultOutput, resultText } from './call-result.js';
 import { ToolCatalog, type PendingApproval, type SkippedTool } from './catalog.js';
 import type { ToolEntry } from './import-tool.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { McpRoot } from './client-requests.js';
+import { isUnauthorized } from './http-auth.js';
+import { checkRoots } from './client-requests.js';
 import { LiveConnection, responseStreamWatch } from './live-connection.js';
 import {
   errorFromResult,
@@ -40,7 +44,10 @@ export interface McpStatus {
  * Contract: nothing here throws for a server's failures — calls fail with typed
  * `ToolError`s and `status()` tells the rest. A lost connection fails its pending calls at
  * once (`SERVICE_UNAVAILABLE`) and is re-established in the background with exponential
- * backoff; a read-only call is retried once after a transport failure. Programmer mistakes
+ * backoff; a call made while it is down waits for at most the connection attempt in flight
+ * and otherwise fails at once (`SERVICE_UNAVAILABLE`, `details.down`), so breakers and
+ * fallbacks act instead of a call hanging until its timeout; a read-only call is retried
+ * once after a transport failure. Programmer mistakes
  * (`approveToolChange` of an unknown name) throw `TypeError`.
  */
 export class McpBridge {
@@ -49,14 +56,24 @@ export class McpBridge {
   readonly #closing = new AbortController();
   #live: LiveConnection | undefined;
   #connecting: Promise<LiveConnection> | undefined;
+  /** The connection attempt in flight (settles when it does; never rejects). */
+  #attempt: Promise<void> | undefined;
+  /** The last connection attempt was refused for want of authorization. */
+  #refused = false;
   #lastError: string | undefined;
   #latencyMs: number | undefined;
   #restarts = 0;
   #lossBackoff: IBackoff<unknown> | undefined;
   #reconnectTimer: unknown;
+  #roots: readonly McpRoot[];
+  /** The tool call whose async context a server→client request arrives in (HTTP, 2026 input_required). */
+  readonly #callContext = new AsyncLocalStorage<ToolContext>();
+  /** Calls in flight: a server request with no async context belongs to the only one, if one. */
+  readonly #inFlight = new Set<ToolContext>();
 
   constructor(options: ResolvedOptions) {
     this.#o = options;
+    this.#roots = options.clientRequests.roots ?? [];
     const importOptions = {
       server: options.name,
       prefix: options.prefix,
@@ -130,6 +147,17 @@ export class McpBridge {
     return this.#catalog.skipped();
   }
 
+  /**
+   * Replaces the advertised roots and tells the server (`notifications/roots/list_changed`).
+   * Throws `TypeError` when the bridge was made without `roots` or a root is not `file://`.
+   */
+  async setRoots(roots: readonly McpRoot[]): Promise<void> {
+    if (this.#o.clientRequests.roots === undefined)
+      throw new TypeError('connectMcp was called without `roots`');
+    this.#roots = checkRoots(roots);
+    await this.#live?.client.sendRootsListChanged().catch(() => undefined);
+  }
+
   /** Disconnects for good; stdio servers are stopped (SIGTERM, then SIGKILL). */
   async close(): Promise<void> {
     this.#closing.abort();
@@ -145,11 +173,35 @@ export class McpBridge {
     this.#catalog.assertCallable(entry);
     const deadline = this.#o.deps.now() + this.#o.toolTimeoutMs;
     try {
-      return await this.#callOnce(entry, input, ctx, deadline);
+      return await this.#callAuthorized(entry, input, ctx, deadline);
     } catch (thrown) {
       const retryable = entry.readOnly && isTransportFailure(thrown) && !ctx.signal.aborted;
       if (!retryable || this.#o.deps.now() >= deadline || this.#closing.signal.aborted) throw thrown;
-      return this.#callOnce(entry, input, ctx, deadline);
+      return this.#callAuthorized(entry, input, ctx, deadline);
+    }
+  }
+
+  /** One call; a call refused for want of authorization (e.g. OAuth step-up to more scope) is retried once after it. */
+  async #callAuthorized(
+    entry: ToolEntry,
+    input: unknown,
+    ctx: ToolContext,
+    deadline: number,
+  ): Promise<unknown> {
+    const site = { server: this.#o.name, tool: entry.mcpName };
+    try {
+      return await this.#callOnce(entry, input, ctx, deadline);
+    } catch (thrown) {
+      if (!isUnauthorized(thrown)) throw thrown;
+      const live = this.#live;
+      if (live === undefined || !(await live.reauthorize().catch(() => false))) {
+        throw errorFromThrown(thrown, site, undefined);
+      }
+    }
+    try {
+      return await this.#callOnce(entry, input, ctx, deadline);
+    } catch (thrown) {
+      throw isUnauthorized(thrown) ? errorFromThrown(thrown, site, undefined) : thrown;
     }
   }
 
@@ -175,7 +227,8 @@ export class McpBridge {
       const connection = await this.#ready(stop.signal);
       live = connection;
       this.#catalog.assertCallable(entry); // the reconnect may have brought a new listing
-      const onBroken = (): void => {
+      const onBroken = (_error: unknown, resumable: boolean): void => {
+        if (resumable && connection.resumesStreams) return; // the SDK resumes it (Last-Event-ID)
         // A macrotask later, so that a response read just before the break still wins.
         this.#o.deps.setTimer(() => {
           if (settled || cause !== undefined || stop.signal.aborted) return;
@@ -183,27 +236,30 @@ export class McpBridge {
           stop.abort(new Error('the response stream broke'));
         }, 0);
       };
-      const result = (await responseStreamWatch.run(onBroken, () =>
-        connection.client.callTool(
-          { name: entry.mcpName, arguments: input as Record<string, unknown> },
-          {
-            signal: stop.signal,
-            // The approved definition, not the SDK's cache (we list with `cacheMode: 'bypass'`,
-            // which leaves it empty): on 2026-07-28 HTTP the SDK mirrors `x-mcp-header`
-            // arguments into `Mcp-Param-*` headers (SEP-2243) only when it knows the tool's
-            // input schema. No output schema: the SDK would report invalid structured content
-            // as -32602 (INVALID_PARAMETER); the imported tool's own output check does that.
-            toolDefinition: entry.headerSource,
-            timeout: Math.min(this.#o.callTimeoutMs, remaining),
-            maxTotalTimeout: remaining,
-            resetTimeoutOnProgress: true,
-            onprogress: ({ progress, total, message }) =>
-              ctx.progress?.({
-                progress,
-                ...(total === undefined ? {} : { total }),
-                ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
-              }),
-          },
+      this.#inFlight.add(ctx);
+      const result = (await this.#callContext.run(ctx, () =>
+        responseStreamWatch.run(onBroken, () =>
+          connection.client.callTool(
+            { name: entry.mcpName, arguments: input as Record<string, unknown> },
+            {
+              signal: stop.signal,
+              // The approved definition, not the SDK's cache (we list with `cacheMode: 'bypass'`,
+              // which leaves it empty): on 2026-07-28 HTTP the SDK mirrors `x-mcp-header`
+              // arguments into `Mcp-Param-*` headers (SEP-2243) only when it knows the tool's
+              // input schema. No output schema: the SDK would report invalid structured content
+              // as -32602 (INVALID_PARAMETER); the imported tool's own output check does that.
+              toolDefinition: entry.headerSource,
+              timeout: Math.min(this.#o.callTimeoutMs, remaining),
+              maxTotalTimeout: remaining,
+              resetTimeoutOnProgress: true,
+              onprogress: ({ progress, total, message }) =>
+                ctx.progress?.({
+                  progress,
+                  ...(total === undefined ? {} : { total }),
+                  ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
+                }),
+            },
+          ),
         ),
       )) as CallToolResult;
       this.#lossBackoff = undefined; // the server works: the next loss starts the backoff afresh
@@ -211,6 +267,7 @@ export class McpBridge {
       return resultOutput(result);
     } catch (thrown) {
       if (thrown instanceof ToolError && cause === undefined) throw thrown;
+      if (isUnauthorized(thrown) && cause === undefined) throw thrown; // #callAuthorized decides
       if (streamBroken && cause === undefined) throw serverGone(site, 'the response stream broke mid-call');
       const error = errorFromThrown(thrown, site, cause);
       if (live !== undefined && cause === undefined && isTransportFailure(thrown)) {
@@ -220,25 +277,52 @@ export class McpBridge {
       }
       throw error;
     } finally {
+      this.#inFlight.delete(ctx);
       settled = true;
       this.#o.deps.clearTimer(timer);
       ctx.signal.removeEventListener('abort', onAbort);
     }
   }
 
-  /** The live connection, or one being established (bounded by `signal`). */
+  /**
+   * The live connection. Without one, a call waits for at most one connection attempt (the one
+   * in flight, or a new one when nothing is reconnecting) — never through a backoff pause: a
+   * server known to be down fails the call at once with `SERVICE_UNAVAILABLE`, so the tool's
+   * breaker and fallback act while the reconnect goes on in the background. (The read-only
+   * retry after a connection lost mid-call waits for the immediate reconnect attempt.)
+   */
   #ready(signal: AbortSignal): Promise<LiveConnection> {
     if (this.#closing.signal.aborted) {
       return Promise.reject(new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: the bridge is closed`));
     }
     if (this.#live !== undefined) return Promise.resolve(this.#live);
-    const connecting = this.#ensureConnecting();
+    if (this.#attempt === undefined && this.#connecting === undefined && this.#reconnectTimer === undefined) {
+      void this.#ensureConnecting().catch(() => {}); // starts an attempt at once
+    }
+    const attempt = this.#attempt;
+    if (attempt === undefined) return Promise.reject(this.#down()); // pausing between attempts
     return new Promise((resolve, reject) => {
       const onAbort = (): void => reject(signal.reason);
       if (signal.aborted) onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      connecting.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      void attempt
+        .then(() => (this.#live !== undefined ? resolve(this.#live) : reject(this.#down())))
+        .finally(() => signal.removeEventListener('abort', onAbort));
     });
+  }
+
+  /** A call refused because the server is down; not a transport failure (no retry waits for the reconnect). */
+  #down(): ToolError {
+    const why = this.#lastError ?? 'not connected';
+    if (this.#refused) return this.#cannotConnect(why);
+    return new ToolError(
+      'SERVICE_UNAVAILABLE',
+      `${this.#o.name}: the server is down (reconnecting): ${why}`,
+      {
+        server: this.#o.name,
+        down: true,
+      },
+    );
   }
 
   #ensureConnecting(): Promise<LiveConnection> {
@@ -248,41 +332,93 @@ export class McpBridge {
     return this.#connecting;
   }
 
+  /** One reconnect episode: up to `maxAttempts` attempts, exponential backoff between them. */
   async #connectWithBackoff(): Promise<LiveConnection> {
     const { initialDelayMs, maxDelayMs, maxAttempts } = this.#o.reconnect;
-    const policy = retry(handleAll, {
-      maxAttempts: maxAttempts - 1,
-      backoff: new ExponentialBackoff({ initialDelay: initialDelayMs, maxDelay: maxDelayMs }),
-    });
-    try {
-      const live = await policy.execute(async () => {
-        if (this.#closing.signal.aborted) throw new Error('closed');
-        try {
-          return await LiveConnection.open(this.#o, {
-            onTools: (tools) => {
-              if (this.#live !== undefined) this.#catalog.applyListing(tools);
-            },
-            onLost: (connection, why) => this.#onLost(connection, why),
-          });
-        } catch (thrown) {
-          this.#lastError = describe(thrown);
-          throw thrown;
-        }
-      }, this.#closing.signal);
+    let backoff: IBackoff<unknown> = new ExponentialBackoff({
+      initialDelay: initialDelayMs,
+      maxDelay: maxDelayMs,
+    }).next();
+    for (let attempt = 1; ; attempt++) {
+      if (this.#closing.signal.aborted) throw this.#cannotConnect('the bridge is closed');
+      let settled!: () => void;
+      this.#attempt = new Promise<void>((resolve) => (settled = resolve));
+      let live: LiveConnection;
+      try {
+        live = await LiveConnection.open(this.#o, {
+          onTools: (tools) => {
+            if (this.#live !== undefined) this.#catalog.applyListing(tools);
+          },
+          onLost: (connection, why) => this.#onLost(connection, why),
+          roots: () => this.#roots,
+          currentCall: () => this.#currentCall(),
+        });
+      } catch (thrown) {
+        this.#lastError = describe(thrown);
+        // Refused credentials are not an outage: no backoff loop, and calls see PERMISSION_DENIED.
+        this.#refused = isUnauthorized(thrown);
+        this.#attempt = undefined;
+        settled(); // after `lastError`: a call waiting for this attempt reports why it failed
+        if (attempt >= maxAttempts || this.#refused) throw this.#cannotConnect(this.#lastError);
+        await this.#pause(backoff.duration);
+        backoff = backoff.next(undefined);
+        continue;
+      }
+      this.#attempt = undefined;
       if (this.#closing.signal.aborted) {
+        settled();
         await live.end('closed');
-        throw new Error('closed');
+        throw this.#cannotConnect('the bridge is closed');
       }
       this.#catalog.applyListing(live.tools);
       this.#live = live;
+      this.#refused = false;
+      settled();
       return live;
-    } catch (thrown) {
-      const why = this.#lastError ?? describe(thrown);
-      throw new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: cannot connect: ${why}`, {
-        server: this.#o.name,
-        transport: true,
-      });
     }
+  }
+
+  #cannotConnect(why: string): ToolError {
+    if (this.#refused) {
+      return new ToolError(
+        'PERMISSION_DENIED',
+        `${this.#o.name}: the server refused our credentials: ${why}`,
+        {
+          server: this.#o.name,
+        },
+      );
+    }
+    return new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: cannot connect: ${why}`, {
+      server: this.#o.name,
+      transport: true,
+    });
+  }
+
+  /** Waits `ms`, or less when the bridge is closed. */
+  #pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const closing = this.#closing.signal;
+      const timer = this.#o.deps.setTimer(done, ms);
+      function done(): void {
+        closing.removeEventListener('abort', done);
+        resolve();
+      }
+      closing.addEventListener(
+        'abort',
+        () => {
+          this.#o.deps.clearTimer(timer);
+          done();
+        },
+        { once: true },
+      );
+    });
+  }
+
+  #currentCall(): ToolContext | undefined {
+    const here = this.#callContext.getStore();
+    if (here !== undefined) return here;
+    if (this.#inFlight.size !== 1) return undefined;
+    return this.#inFlight.values().next().value;
   }
 
   #onLost(connection: LiveConnection, why: string): void {
@@ -299,7 +435,12 @@ export class McpBridge {
         initialDelay: this.#o.reconnect.initialDelayMs,
         maxDelay: this.#o.reconnect.maxDelayMs,
       }).next();
-    const delay = this.#restarts === 1 ? 0 : this.#lossBackoff.duration;
+    // The first loss reconnects at once: a call made meanwhile waits for that attempt.
+    if (this.#restarts === 1) {
+      void this.#ensureConnecting().catch(() => {});
+      return;
+    }
+    const delay = this.#lossBackoff.duration;
     this.#reconnectTimer = this.#o.deps.setTimer(() => {
       this.#reconnectTimer = undefined;
       if (this.#live === undefined && !this.#closing.signal.aborted)

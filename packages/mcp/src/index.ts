@@ -9,6 +9,14 @@ export type {
   ProtocolChoice,
   ReconnectOptions,
 } from './options.js';
+export type {
+  McpRoot,
+  McpSamplingOptions,
+  McpElicitation,
+  McpElicitationAnswer,
+  McpElicitationHandler,
+} from './client-requests.js';
+export type { McpHttpAuth } from './http-auth.js';
 export { base64String } from './json-schema.js';
 export { fingerprint, type ToolDefinition } from './fingerprint.js';
 

@@ -7,7 +7,10 @@ import {
   type Tool as McpTool,
   type VersionNegotiationMode,
 } from '@modelcontextprotocol/client';
+import type { ToolContext } from 'reins';
 import { CancelWatchdog } from './cancel-watchdog.js';
+import { clientCapabilities, registerClientRequests, type McpRoot } from './client-requests.js';
+import { completeAuthorization, isUnauthorized } from './http-auth.js';
 import { ChildProcessTransport, MalformedMessageError } from './child-transport.js';
 import type { ProtocolChoice, ResolvedOptions } from './options.js';
 
@@ -17,27 +20,46 @@ const CLIENT_INFO = { name: 'reins-mcp', version: '0.1.0' };
  * HTTP: who to tell when the SSE response stream of a request breaks (socket destroyed,
  * connection reset) before it has ended. The SDK reports that only through `onerror`, naming
  * no request, and leaves the request pending until its timeout; a call made inside
- * `responseStreamWatch.run(onBroken, …)` learns of it at once. A stream that ends normally
- * is not reported (the SDK resumes streams that carry event ids).
+ * `responseStreamWatch.run(onBroken, …)` learns of it at once. `resumable` says the stream
+ * carried event ids, so a 2025-era SDK client resumes it (`GET` + `Last-Event-ID`); a resume
+ * that is refused or cannot connect is reported as not resumable. A stream that ends
+ * normally is not reported.
  */
-export const responseStreamWatch = new AsyncLocalStorage<(error: unknown) => void>();
+export const responseStreamWatch = new AsyncLocalStorage<(error: unknown, resumable: boolean) => void>();
 
 /** `fetch` whose SSE response bodies report a broken stream to the caller in `responseStreamWatch`. */
 const watchedFetch: typeof fetch = async (input, init) => {
   const onBroken = responseStreamWatch.getStore();
-  const response = await fetch(input, init);
+  const resuming = init?.method === 'GET' && new Headers(init.headers).has('last-event-id');
+  let response: Response;
+  try {
+    response = await fetch(input, init);
+  } catch (error) {
+    if (resuming && init?.signal?.aborted !== true) onBroken?.(error, false);
+    throw error;
+  }
+  if (resuming && !response.ok)
+    onBroken?.(new Error(`resuming the stream failed: HTTP ${response.status}`), false);
   const body = response.body;
   const type = response.headers.get('content-type') ?? '';
   if (onBroken === undefined || body === null || !type.startsWith('text/event-stream')) return response;
   const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let tail = '\n';
+  let resumable = false;
   const watched = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
         const { done, value } = await reader.read();
         if (done) controller.close();
-        else controller.enqueue(value);
+        else {
+          const text = tail + decoder.decode(value, { stream: true });
+          resumable ||= /\nid:/.test(text);
+          tail = text.slice(-3);
+          controller.enqueue(value);
+        }
       } catch (error) {
-        if (init?.signal?.aborted !== true) onBroken(error);
+        if (init?.signal?.aborted !== true) onBroken(error, resumable);
         controller.error(error);
       }
     },
@@ -55,6 +77,10 @@ export interface ConnectionEvents {
   onTools(tools: readonly McpTool[]): void;
   /** The connection ended, for whatever reason; `why` is for people. */
   onLost(connection: LiveConnection, why: string): void;
+  /** The roots to advertise now. */
+  roots(): readonly McpRoot[];
+  /** The tool call a server→client request (sampling, elicitation) belongs to, when known. */
+  currentCall(): ToolContext | undefined;
 }
 
 /**
@@ -78,6 +104,7 @@ export class LiveConnection {
     this.#options = options;
     this.#events = events;
     this.client = new Client(CLIENT_INFO, {
+      capabilities: clientCapabilities(options.clientRequests),
       versionNegotiation: { mode, probe: { timeoutMs: options.connectTimeoutMs } },
       listChanged: {
         tools: {
@@ -88,20 +115,41 @@ export class LiveConnection {
         },
       },
     });
+    registerClientRequests(this.client, options.clientRequests, events.roots, events.currentCall);
     this.#transport = this.#makeTransport();
   }
 
-  /** Connects and lists the tools, or throws (and leaves nothing running). */
+  /**
+   * Connects and lists the tools, or throws (and leaves nothing running). An OAuth server
+   * that needs the user's authorization first is retried once after `authorizationCallback`.
+   */
   static async open(options: ResolvedOptions, events: ConnectionEvents): Promise<LiveConnection> {
     const mode = negotiation(options.protocol);
+    // The last connection tried: its transport redeems an authorization code (it knows the server's metadata).
+    let tried: LiveConnection | undefined;
+    const seen = (connection: LiveConnection): void => void (tried = connection);
     try {
-      return await LiveConnection.#openWith(options, mode, events);
+      return await LiveConnection.#openNegotiating(options, mode, events, seen);
+    } catch (thrown) {
+      if (!isUnauthorized(thrown) || tried === undefined || !(await tried.reauthorize())) throw thrown;
+      return LiveConnection.#openNegotiating(options, mode, events, seen);
+    }
+  }
+
+  static async #openNegotiating(
+    options: ResolvedOptions,
+    mode: VersionNegotiationMode,
+    events: ConnectionEvents,
+    seen: (connection: LiveConnection) => void,
+  ): Promise<LiveConnection> {
+    try {
+      return await LiveConnection.#openWith(options, mode, events, seen);
     } catch (thrown) {
       // A stdio server that exits on the `server/discover` probe is a 2025-era server.
       const negotiationFailed =
         SdkError.isInstance(thrown) && (thrown as SdkError).code === SdkErrorCode.EraNegotiationFailed;
       if (mode !== 'auto' || !negotiationFailed) throw thrown;
-      return LiveConnection.#openWith(options, 'legacy', events);
+      return LiveConnection.#openWith(options, 'legacy', events, seen);
     }
   }
 
@@ -109,8 +157,10 @@ export class LiveConnection {
     options: ResolvedOptions,
     mode: VersionNegotiationMode,
     events: ConnectionEvents,
+    seen: (connection: LiveConnection) => void,
   ): Promise<LiveConnection> {
     const connection = new LiveConnection(options, mode, events);
+    seen(connection);
     try {
       await connection.#start();
       return connection;
@@ -121,12 +171,28 @@ export class LiveConnection {
     }
   }
 
+  /**
+   * After a call failed with `UnauthorizedError` (e.g. a step-up to more scope): waits for the
+   * user's authorization and redeems it. `false` when there is nothing to wait for.
+   */
+  async reauthorize(): Promise<boolean> {
+    const t = this.#options.transport;
+    if (t.kind !== 'http' || !(this.#transport instanceof StreamableHTTPClientTransport)) return false;
+    return completeAuthorization(t.auth, this.#transport);
+  }
+
   get pid(): number | undefined {
     return this.#transport instanceof ChildProcessTransport ? (this.#transport.pid ?? undefined) : undefined;
   }
 
   get protocolVersion(): string | undefined {
     return this.client.getNegotiatedProtocolVersion();
+  }
+
+  /** 2025-era streams carry event ids and are resumed; on 2026-07-28 a closed stream means cancel. */
+  get resumesStreams(): boolean {
+    const version = this.protocolVersion;
+    return version !== undefined && version <= '2025-11-25';
   }
 
   get lost(): boolean {
@@ -207,6 +273,14 @@ export class LiveConnection {
     }
     return new StreamableHTTPClientTransport(new URL(t.url), {
       fetch: watchedFetch,
+      ...(t.auth === undefined ? {} : { authProvider: t.auth.provider }),
+      // 2025-era: a broken response stream with event ids is resumed, soon and a few times.
+      reconnectionOptions: {
+        initialReconnectionDelay: 100,
+        maxReconnectionDelay: 2_000,
+        reconnectionDelayGrowFactor: 2,
+        maxRetries: 3,
+      },
       requestInit: { headers: { ...t.headers } },
     });
   }

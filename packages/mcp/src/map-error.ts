@@ -1,4 +1,10 @@
-import { ProtocolError, SdkError, SdkErrorCode, SdkHttpError } from '@modelcontextprotocol/client';
+import {
+  ProtocolError,
+  SdkError,
+  SdkErrorCode,
+  SdkHttpError,
+  UnauthorizedError,
+} from '@modelcontextprotocol/client';
 import { ToolError, isErrorCode, type ErrorCode } from 'reins';
 import { untrustedText } from './untrusted-text.js';
 
@@ -50,6 +56,9 @@ export function errorFromThrown(thrown: unknown, site: CallSite, stopped: StopCa
   if (stopped === 'cancelled') return new ToolError('CANCELLED', `${where}: the call was cancelled`, site);
   if (stopped === 'timeout') return new ToolError('TIMEOUT', `${where}: no answer in time`, site);
   if (thrown instanceof ToolError) return thrown;
+  if (thrown instanceof UnauthorizedError) {
+    return new ToolError('PERMISSION_DENIED', `${where}: not authorized by the server`, site);
+  }
   if (ProtocolError.isInstance(thrown)) {
     const error = thrown as ProtocolError;
     const code: ErrorCode = error.code === -32602 ? 'INVALID_PARAMETER' : 'SERVICE_UNAVAILABLE';

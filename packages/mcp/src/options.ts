@@ -1,5 +1,13 @@
 import { spawn, type ChildProcess, type SpawnOptions } from 'node:child_process';
 import { defaultDeps } from 'reins';
+import {
+  checkRoots,
+  type ClientRequestOptions,
+  type McpElicitationHandler,
+  type McpRoot,
+  type McpSamplingOptions,
+} from './client-requests.js';
+import type { McpHttpAuth } from './http-auth.js';
 
 /** How to reach the server: a child process speaking stdio, or a Streamable HTTP endpoint. */
 export type McpTransportOptions =
@@ -15,6 +23,8 @@ export type McpTransportOptions =
       readonly kind: 'http';
       readonly url: string | URL;
       readonly headers?: Readonly<Record<string, string>>;
+      /** OAuth or a bearer token (see `McpHttpAuth`). Default: none. */
+      readonly auth?: McpHttpAuth;
     };
 
 /** Which MCP revision to speak: probe (`auto`, the default), 2025-era only, or one pinned revision. */
@@ -64,6 +74,16 @@ export interface ConnectMcpOptions {
    * listing is trusted as it is; with them, tools not named here wait for approval too.
    */
   readonly pinned?: Readonly<Record<string, string>>;
+  /** Roots advertised to the server (`roots/list`); change them with `bridge.setRoots`. Default: none, not advertised. */
+  readonly roots?: readonly McpRoot[];
+  /** Answer `sampling/createMessage` with this model, bounded. Default: not advertised. */
+  readonly sampling?: McpSamplingOptions;
+  /**
+   * Answer `elicitation/create` (form mode). Default: not advertised. `'decline'` advertises
+   * it and always declines: an imported tool is called by a model, not by a person, and
+   * nobody may be impersonated; pass a handler only where a real user answers.
+   */
+  readonly elicitation?: McpElicitationHandler | 'decline';
   readonly deps?: Partial<McpDeps>;
 }
 
@@ -81,6 +101,7 @@ export interface ResolvedOptions {
   readonly maxDescriptionLength: number;
   readonly maxBase64Bytes: number;
   readonly pinned: Readonly<Record<string, string>> | undefined;
+  readonly clientRequests: ClientRequestOptions;
   readonly deps: McpDeps;
 }
 
@@ -126,6 +147,11 @@ export function resolveOptions(options: ConnectMcpOptions): ResolvedOptions {
     maxDescriptionLength: positive('maxDescriptionLength', options.maxDescriptionLength, 1_000),
     maxBase64Bytes: positive('maxBase64Bytes', options.maxBase64Bytes, 1024 * 1024),
     pinned: options.pinned,
+    clientRequests: {
+      roots: options.roots === undefined ? undefined : checkRoots(options.roots),
+      sampling: options.sampling === undefined ? undefined : checkSampling(options.sampling),
+      elicitation: options.elicitation,
+    },
     deps: { ...DEFAULT_DEPS, ...options.deps },
   };
 }
@@ -134,4 +160,11 @@ function positive(name: string, value: number | undefined, fallback: number): nu
   if (value === undefined) return fallback;
   if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name} must be a positive number`);
   return value;
+}
+
+function checkSampling(sampling: McpSamplingOptions): McpSamplingOptions {
+  positive('sampling.maxTokens', sampling.maxTokens, 1);
+  positive('sampling.maxCalls', sampling.maxCalls, 1);
+  positive('sampling.timeoutMs', sampling.timeoutMs, 1);
+  return sampling;
 }

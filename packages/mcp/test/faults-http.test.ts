@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ToolError } from 'reins';
 import { connectMcp, type ConnectMcpOptions, type McpBridge } from '@reins/mcp';
-import { invoke, timed, tool } from './helpers.js';
+import { invoke, timed, tool, until } from './helpers.js';
 import { startHttpFaultServer, type HttpFaultServer } from './support/http-fault-server.js';
 
 const codeOf = (value: unknown): string | undefined => (value instanceof ToolError ? value.code : undefined);
@@ -59,6 +59,7 @@ describe.each([
     expect((value as ToolError).details).toMatchObject({ transport: true });
     expect(ms).toBeLessThan(2_000);
     await server.restart();
+    await until(() => bridge.status().status === 'up'); // reconnected in the background
     expect(await invoke(tool(bridge, 'echo'), { text: 'back' })).toBe('back');
     expect(bridge.status()).toMatchObject({ status: 'up' });
   });
@@ -79,5 +80,23 @@ describe.each([
     expect(codeOf(value)).toBe('SERVICE_UNAVAILABLE');
     expect(ms).toBeLessThan(2_000);
     expect(await invoke(tool(bridge, 'echo'), { text: 'next' })).toBe('next');
+  });
+
+  it('a call made while the server is down fails at once; after it is back, calls work again', async () => {
+    const bridge = await connect({
+      toolTimeoutMs: 20_000,
+      reconnect: { initialDelayMs: 100, maxDelayMs: 300, maxAttempts: 1_000 },
+    });
+    const echo = tool(bridge, 'echo');
+    await server.kill();
+    for (let i = 0; i < 3; i++) {
+      const { value, ms } = await timed(invoke(echo, { text: 'anyone?' }));
+      expect(codeOf(value)).toBe('SERVICE_UNAVAILABLE');
+      expect(ms).toBeLessThan(3_000); // at most a refused connection attempt, never the 20 s tool timeout
+    }
+    expect(bridge.status().status).not.toBe('up');
+    await server.restart();
+    await until(() => bridge.status().status === 'up', 5_000);
+    expect(await invoke(echo, { text: 'back' })).toBe('back');
   });
 });

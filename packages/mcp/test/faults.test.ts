@@ -1,6 +1,9 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ToolError } from 'reins';
-import { bridges, context, invoke, timed, tool, until } from './helpers.js';
+import { FIXTURE, bridges, context, invoke, timed, tool, until } from './helpers.js';
 
 const fixture = bridges();
 afterAll(() => fixture.closeAll());
@@ -141,5 +144,36 @@ describe('MCP client bridge against the fault fixture (stdio)', () => {
     const second = await fixture.connect({ pinned: withoutLookup });
     expect(second.tools().map((t) => t.name)).not.toContain('lookup');
     expect(second.pendingApprovals().map((p) => p.name)).toEqual(['lookup']);
+  });
+
+  it('a call made while the server is down fails at once; after it is back, calls work again', async () => {
+    const downFile = join(mkdtempSync(join(tmpdir(), 'reins-mcp-down-')), 'down');
+    const bridge = await fixture.connect({
+      transport: {
+        kind: 'stdio',
+        command: process.execPath,
+        args: [FIXTURE],
+        env: { FAULT_DOWN_FILE: downFile },
+      },
+      protocol: 'legacy', // one process per attempt (auto would start a probe process too)
+      toolTimeoutMs: 20_000,
+      reconnect: { initialDelayMs: 100, maxDelayMs: 300, maxAttempts: 1_000 },
+    });
+    const lookup = tool(bridge, 'lookup');
+    const pid = bridge.status().pid as number;
+    writeFileSync(downFile, '');
+    process.kill(pid, 'SIGKILL');
+    await until(() => bridge.status().restarts === 1);
+    for (let i = 0; i < 3; i++) {
+      const { value, ms } = await timed(invoke(lookup, { key: 'a' }));
+      expect(codeOf(value)).toBe('SERVICE_UNAVAILABLE');
+      expect((value as ToolError).message).toMatch(/down on purpose|closed/);
+      // At most one connection attempt (a process start, slow on a loaded machine), never the 20 s tool timeout.
+      expect(ms).toBeLessThan(5_000);
+    }
+    rmSync(downFile);
+    await until(() => bridge.status().status === 'up', 5_000);
+    expect(await invoke(lookup, { key: 'a' })).toEqual({ key: 'a', value: 42 });
+    expect(bridge.status().pid).not.toBe(pid);
   });
 });

@@ -62,6 +62,16 @@ export function shapeAnswer(
   return { text: format.text(data), format: 'structured', data };
 }
 
+/** The agent's instructions, with the answer object described when the agent has a format. */
+export function instructionsWithAnswer(
+  instructions: string | undefined,
+  answer: AnswerFormat | undefined,
+): string | undefined {
+  if (answer === undefined) return instructions;
+  const format = answerFormatPrompt(answer);
+  return instructions === undefined ? format : `${instructions}\n\n${format}`;
+}
+
 const prompts = new WeakMap<AnswerFormat, string>();
 
 /** The system-prompt paragraph describing the answer object (built once per format). */

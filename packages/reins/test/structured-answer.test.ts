@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAnswer, defineTool, parseDecision, runAgent, type MessageEvent, type RunEvent } from 'reins';
+import {
+  defineAnswer,
+  defineTool,
+  parseDecision,
+  runAgent,
+  runPlanAgent,
+  type MessageEvent,
+  type RunEvent,
+} from 'reins';
 import { scriptModel } from 'reins/testing';
 import type { ChatMessage, Model } from 'reins';
 
@@ -125,5 +133,48 @@ describe('structured answers (AnswerFormat)', () => {
     const parsed = parseDecision('{"final":{"reply":"x"}}');
     expect(parsed.ok && parsed.value).toMatchObject({ kind: 'final', data: { reply: 'x' } });
     expect(parseDecision('{"final":["x"]}').ok).toBe(false);
+  });
+});
+
+describe('structured answers in plan-and-execute runs', () => {
+  const planReply = JSON.stringify({
+    thought: 'plan',
+    steps: [{ id: 's1', action: 'lookup', input: { title: '番茄炒蛋' }, dependsOn: [] }],
+  });
+  it('the responder is told the format; the answer is checked and stamped like a ReAct one', async () => {
+    const seen: string[] = [];
+    const replies = [
+      planReply,
+      '{"final":{"reply":"番茄炒蛋","cards":[{"title":"番茄炒蛋","kcal":1,"source":"verified"}]}}',
+    ];
+    const model: Model = {
+      name: 'spy',
+      call: async (request) => {
+        seen.push(request.messages.map((m) => m.content).join('\n'));
+        const text = replies.shift() ?? '';
+        return { ok: true, text, usage: { inputTokens: 1, outputTokens: 1 } };
+      },
+    };
+    const run = runPlanAgent({ query: 'q', model, tools: [lookup], answer: cards });
+    const record = await run.result;
+    expect(record.status).toBe('success');
+    expect(seen.at(-1)).toContain('"final" object must match this JSON Schema');
+    expect(seen[0]).not.toContain('"final" object must match'); // the planner writes plans
+    expect(record.answer_data).toEqual({
+      reply: '番茄炒蛋',
+      cards: [{ title: '番茄炒蛋', kcal: 120, source: 'tool' }],
+    });
+  });
+
+  it('an answer that fails the format is raw, labeled', async () => {
+    const run = runPlanAgent({
+      query: 'q',
+      model: scriptModel([planReply, '{"final":"plain words"}']),
+      tools: [lookup],
+      answer: cards,
+    });
+    const record = await run.result;
+    expect(record).toMatchObject({ format: 'raw', final_answer: 'plain words' });
+    expect(record.answer_data).toBeUndefined();
   });
 });

@@ -1,13 +1,16 @@
-import type { AnyTool, Model, RunLimits } from 'reins';
+import type { AnswerFormat, AnyTool, Model, RunLimits } from 'reins';
+import type { KitchenAnswer } from './cards.js';
 import { kitchenReads } from '../services/assistant-reads.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { kitchenTools } from './kitchen-tools.js';
+import { kitchenAnswerFormat } from './kitchen-answer.js';
 import { nutritionTool, type NutritionLookup } from './nutrition-tool.js';
 
 export const KITCHEN_INSTRUCTIONS = [
   '你是“小家厨房”的家庭菜单助手。只根据工具返回的数据回答：冰箱食材、家里的菜谱、菜单安排、过敏与饮食偏好、营养数据。',
   '工具没有返回的数据就说“没有这方面的数据”，不要编造食材、菜谱或营养数值。推荐菜品前先查看过敏与偏好。',
   '营养数值只能来自 nutrition_lookup，并注明来源；查不到就说明查不到。用用户的语言回答。',
+  '最终回答是 JSON 对象 {"reply": 回复文字, "cards": 动作卡片}：菜谱卡 recipe、营养卡 nutrition、菜单建议卡 meal_plan。',
   'You are the Xiaojia Kitchen family-menu assistant. Answer only from what the tools returned: fridge items, ' +
     "the household's recipes, its meal plan, allergies and preferences, nutrition data.",
   'When the tools have no data for something, say the data is missing; never invent items, recipes or numbers. ' +
@@ -21,6 +24,8 @@ export interface KitchenAgentOptions {
   readonly nutrition: NutritionLookup;
   /** Overrides of the run limits; `maxSteps` stays at most 4. */
   readonly limits?: Partial<RunLimits>;
+  /** The nutrition tool's timeout (a dish looks up all its ingredients). Default 8 000 ms. */
+  readonly nutritionTimeoutMs?: number;
 }
 
 /** The assistant as `@reins/server` takes it (`AgentDefinition`): model, tools, limits, role. */
@@ -29,6 +34,8 @@ export interface KitchenAgentDefinition {
   readonly tools: readonly AnyTool[];
   readonly limits: Partial<RunLimits>;
   readonly instructions: string;
+  /** The structured final answer: reply + action cards, re-stamped by code (`finalizeKitchenAnswer`). */
+  readonly answer: AnswerFormat<KitchenAnswer>;
 }
 
 /**
@@ -41,10 +48,19 @@ export function kitchenAgent(
   options: KitchenAgentOptions,
 ): KitchenAgentDefinition {
   const maxSteps = Math.min(options.limits?.maxSteps ?? 4, 4);
+  const reads = kitchenReads(services);
   return {
     model: options.model,
-    tools: [...kitchenTools(kitchenReads(services)), nutritionTool(options.nutrition)],
-    limits: { ...options.limits, maxSteps },
+    tools: [
+      ...kitchenTools(reads),
+      nutritionTool(options.nutrition, {
+        dishes: reads.recipeNamed,
+        ...(options.nutritionTimeoutMs === undefined ? {} : { timeoutMs: options.nutritionTimeoutMs }),
+      }),
+    ],
+    // Every tool round stays in full view (the answer cites the first round's fridge items).
+    limits: { historyFullSteps: 3, ...options.limits, maxSteps },
     instructions: KITCHEN_INSTRUCTIONS,
+    answer: kitchenAnswerFormat,
   };
 }

@@ -1,5 +1,8 @@
-import { defineTool, ToolError, type ToolContext } from 'reins';
+import { defineTool, ToolError, type Principal, type ToolContext } from 'reins';
 import { z } from 'zod';
+import type { Recipe } from '../domain/types.js';
+import { deriveDishNutrition, type DishNutrition } from './dish-nutrition.js';
+import { viaService } from './tool-errors.js';
 
 /** Nutrients per 100 g as the nutrition server gives them (`get_food`'s `per100g`). */
 export interface NutritionPer100g {
@@ -47,12 +50,38 @@ const entrySchema = z.object({
   }),
 });
 
-export const nutritionOutput = z.discriminatedUnion('found', [
+const nutrients = z.object({ energyKcal: num, proteinG: num, fatG: num, carbohydrateG: num });
+const dishSchema = z.object({
+  recipeId: z.string(),
+  recipeName: z.string(),
+  servings: z.number(),
+  basis: z.literal('per serving, computed from the recipe ingredients'),
+  perServing: nutrients,
+  total: nutrients,
+  ingredients: z
+    .array(
+      z.object({
+        name: z.string(),
+        grams: z.number().nullable(),
+        status: z.enum(['counted', 'no_weight', 'no_entry']),
+        matched: z.string().nullable(),
+      }),
+    )
+    .readonly(),
+});
+
+export const nutritionOutput = z.union([
   z.object({
     food: z.string(),
     found: z.literal(true),
     provenance: z.literal('mcp_exact'),
     entry: entrySchema,
+  }),
+  z.object({
+    food: z.string(),
+    found: z.literal(true),
+    provenance: z.literal('mcp_derived'),
+    dish: dishSchema,
   }),
   z.object({
     food: z.string(),
@@ -62,6 +91,19 @@ export const nutritionOutput = z.discriminatedUnion('found', [
   }),
 ]);
 
+/**
+ * A household recipe by its exact name (the caller's household, from the trusted principal),
+ * or null: dishes get `mcp_derived` nutrition from their ingredients.
+ */
+export type DishSource = (principal: Principal, name: string) => Promise<Recipe | null>;
+
+export interface NutritionToolOptions {
+  /** Household recipes, for the nutrition of a dish (`mcp_derived`). Absent: foods only. */
+  readonly dishes?: DishSource;
+  /** The whole lookup (a dish: all its ingredients). Default 8 000 ms. */
+  readonly timeoutMs?: number;
+}
+
 const orNull = (value: number | null | undefined): number | null =>
   typeof value === 'number' && Number.isFinite(value) ? value : null;
 
@@ -70,22 +112,37 @@ const orNull = (value: number | null | undefined): number | null =>
  * by this code path, on values that came from the lookup — the model cannot set it (the input
  * is `{food}` only) and whatever the lookup says about provenance is not copied.
  */
-export function nutritionTool(lookup: NutritionLookup) {
+export function nutritionTool(lookup: NutritionLookup, options: NutritionToolOptions = {}) {
   return defineTool({
     name: 'nutrition_lookup',
     description:
       'Nutrition per 100 g edible portion of one food or ingredient (Chinese or English name, e.g. 鸡蛋, pork) ' +
-      'from the IFCT 2017 table. found:false means no data: say so, do not invent numbers. 查询食材营养成分。',
+      "from the IFCT 2017 table; for one of the household's dishes (e.g. 番茄炒蛋), per serving computed from " +
+      'its ingredients (provenance mcp_derived). found:false means no data: say so, do not invent numbers. ' +
+      '查询食材或家里菜品的营养成分。',
     input: z.object({ food: z.string().trim().min(1).max(60) }),
     output: nutritionOutput,
     readOnly: true,
+    timeoutMs: options.timeoutMs ?? 8_000,
     run: async ({ food }, ctx) => {
       let entry: NutritionEntry | null;
+      let dish: DishNutrition | null = null;
       try {
-        entry = await lookup(food, ctx);
+        const dishes = options.dishes;
+        const recipe = dishes === undefined ? null : await viaService(() => dishes(ctx.principal, food));
+        if (recipe !== null) dish = await deriveDishNutrition(recipe, lookup, ctx);
+        entry = recipe === null ? await lookup(food, ctx) : null;
       } catch (thrown) {
         if (thrown instanceof ToolError) throw thrown;
         throw new ToolError('SERVICE_UNAVAILABLE', 'the nutrition data service is unavailable');
+      }
+      if (dish !== null) {
+        return {
+          food,
+          found: true as const,
+          provenance: 'mcp_derived' as const,
+          dish: { ...dish, basis: 'per serving, computed from the recipe ingredients' as const },
+        };
       }
       if (entry === null) {
         return {

@@ -41,3 +41,12 @@ export function nameMatches(ingredient: string, patterns: readonly string[]): bo
   const normalized = normalizeName(ingredient);
   return patterns.some((p) => normalized.includes(p));
 }
+
+/** The broad word a cut belongs to (五花肉 → 猪肉, 猪里脊 → 猪肉), or undefined. */
+export function broaderName(name: string): string | undefined {
+  const normalized = normalizeName(name);
+  for (const [broad, cuts] of Object.entries(BROADER)) {
+    if (normalized !== broad && cuts.some((cut) => normalized.includes(cut))) return broad;
+  }
+  return undefined;
+}

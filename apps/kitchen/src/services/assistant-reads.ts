@@ -1,5 +1,6 @@
 import type { Principal } from 'reins';
-import type { DietaryProfile, FridgeItem, MealPlanEntry, RecipeMatch } from '../domain/types.js';
+import { normalizeName } from '../domain/ingredient-names.js';
+import type { DietaryProfile, FridgeItem, MealPlanEntry, Recipe, RecipeMatch } from '../domain/types.js';
 import type { KitchenServices } from './kitchen-services.js';
 import { fromReinsPrincipal } from './principal.js';
 
@@ -16,6 +17,8 @@ export interface KitchenReads {
   /** `{from, to}` (`YYYY-MM-DD`, at most 62 days). */
   mealPlan(principal: Principal, input: unknown): Promise<MealPlanEntry[]>;
   householdProfile(principal: Principal): Promise<DietaryProfile>;
+  /** The household's recipe of exactly this name (NFKC, case-insensitive), or null. */
+  recipeNamed(principal: Principal, name: string): Promise<Recipe | null>;
 }
 
 export function kitchenReads(services: KitchenServices): KitchenReads {
@@ -25,5 +28,11 @@ export function kitchenReads(services: KitchenServices): KitchenReads {
       services.recipes.searchByIngredients(fromReinsPrincipal(principal), input),
     mealPlan: (principal, input) => services.mealPlans.list(fromReinsPrincipal(principal), input),
     householdProfile: (principal) => services.preferences.profile(fromReinsPrincipal(principal)),
+    recipeNamed: async (principal, name) => {
+      const wanted = normalizeName(name);
+      if (wanted === '') return null;
+      const found = await services.recipes.list(fromReinsPrincipal(principal), { q: wanted });
+      return found.find((r) => normalizeName(r.name) === wanted) ?? null;
+    },
   };
 }

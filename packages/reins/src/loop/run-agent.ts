@@ -26,7 +26,7 @@ import {
   type ClarifyOptions,
   type PendingQuestion,
 } from '../plan/clarify.js';
-import { answerFormatPrompt, type AnswerFormat } from '../answer-format.js';
+import { instructionsWithAnswer, type AnswerFormat } from '../answer-format.js';
 
 export interface RunAgentOptions {
   readonly query: string;
@@ -146,7 +146,12 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     toolNames: names,
     timeouts,
     abort,
-    prompt: new PromptBuilder(options.query, specs, limits, withAnswerFormat(options)),
+    prompt: new PromptBuilder(
+      options.query,
+      specs,
+      limits,
+      instructionsWithAnswer(options.instructions, options.answer),
+    ),
     limits,
     log,
     deps,
@@ -286,11 +291,4 @@ export class RunHandle implements AgentRun {
   follow(fromSeq: number): AsyncIterableIterator<RunEvent> {
     return this.#log.follow(fromSeq);
   }
-}
-
-/** The agent's instructions, with the answer object described when the agent has a format. */
-function withAnswerFormat(options: RunAgentOptions): string | undefined {
-  if (options.answer === undefined) return options.instructions;
-  const format = answerFormatPrompt(options.answer);
-  return options.instructions === undefined ? format : `${options.instructions}\n\n${format}`;
 }

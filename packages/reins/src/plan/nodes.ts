@@ -1,3 +1,4 @@
+import type { AnswerFormat } from '../answer-format.js';
 import type { ErrorCode } from '../errors.js';
 import type { StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
@@ -33,6 +34,8 @@ export type PlanEnd =
       readonly text: string;
       readonly format: 'structured' | 'raw';
       readonly intent: 'answer' | 'ask';
+      /** The object of a `"final": {…}` answer, checked against the agent's answer format. */
+      readonly data?: Readonly<Record<string, unknown>> | undefined;
     }
   | { readonly kind: 'stop'; readonly reason: StopReason; readonly text: string }
   | { readonly kind: 'error'; readonly code: ErrorCode; readonly message: string }
@@ -92,6 +95,8 @@ export function initialPlanState(query: string): PlanState {
 export interface PlanContext {
   readonly query: string;
   readonly instructions: string | undefined;
+  /** The agent's structured answer format (the responder is told it; the run checks the answer). */
+  readonly answer?: AnswerFormat | undefined;
   readonly specs: readonly ToolSpec[];
   readonly registry: ReadonlyMap<string, AnyTool>;
   readonly limits: RunLimits;

@@ -1,3 +1,4 @@
+import { instructionsWithAnswer } from '../answer-format.js';
 import { parseDecision } from '../decision/index.js';
 import { parseSummary } from '../loop/step-rules.js';
 import { executePlan } from './execute-plan.js';
@@ -202,7 +203,8 @@ export const responderNode: PlanNode = {
             : { status: 'skipped', reason: o.reason },
     }));
     const startedAt = ctx.deps.now();
-    const result = await ctx.callModel(responderMessages(state.query, ctx.instructions, results), true);
+    const instructions = instructionsWithAnswer(ctx.instructions, ctx.answer);
+    const result = await ctx.callModel(responderMessages(state.query, instructions, results), true);
     const endedAt = ctx.deps.now();
     if (!result.ok) return modelFailed(state, ctx, result.error);
     const parse = parseDecision(result.text);
@@ -226,7 +228,13 @@ export const responderNode: PlanNode = {
     const decision = parse.ok ? parse.value : undefined;
     state.end =
       decision?.kind === 'final'
-        ? { kind: 'answer', text: decision.final, format: 'structured', intent: 'answer' }
+        ? {
+            kind: 'answer',
+            text: decision.final,
+            format: 'structured',
+            intent: 'answer',
+            data: decision.data,
+          }
         : decision?.kind === 'ask'
           ? { kind: 'answer', text: decision.ask, format: 'structured', intent: 'ask' }
           : {

@@ -1,3 +1,5 @@
+import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
+import { observationsOf } from '../loop/step-rules.js';
 import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
@@ -36,7 +38,7 @@ import {
 import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
 import { TaskState, type TaskStateSnapshot } from './task-state.js';
 
-export interface PlanAgentOptions extends Omit<RunAgentOptions, 'clarify' | 'decisionFormat' | 'answer'> {
+export interface PlanAgentOptions extends Omit<RunAgentOptions, 'clarify' | 'decisionFormat'> {
   /** Business rules on plan steps, run before anything executes (seed 001: codes, ID numbers, regions). */
   readonly validators?: readonly DomainValidator[];
   /** Questions to the user (default: at most 2, waiting `approvalTtlMs`, then stop). */
@@ -167,6 +169,7 @@ interface RunnerSetup {
 class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   readonly query: string;
   readonly instructions: string | undefined;
+  readonly answer: AnswerFormat | undefined;
   readonly specs: readonly ToolSpec[];
   readonly registry: ReadonlyMap<string, AnyTool>;
   readonly limits: RunLimits;
@@ -195,6 +198,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
     const { options } = setup;
     this.query = options.query;
     this.instructions = options.instructions;
+    this.answer = options.answer;
     this.specs = setup.specs;
     this.registry = setup.act.registry;
     this.limits = setup.limits;
@@ -300,16 +304,23 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       return this.#done('cancelled');
     }
     switch (end.kind) {
-      case 'answer':
+      case 'answer': {
+        const answer = this.answer;
+        const shaped =
+          answer === undefined || end.intent !== 'answer'
+            ? end
+            : shapeAnswer(answer, end, () => observationsOf(this.log.events));
         this.log.append({
           type: 'message',
-          text: end.text,
-          format: end.format,
+          text: shaped.text,
+          format: shaped.format,
           intent: end.intent,
           demo,
           degraded,
+          ...(shaped.data === undefined || answer === undefined ? {} : { data: shaped.data }),
         });
         return this.#done('success');
+      }
       case 'stop':
         return this.#stop(end.reason, end.text, degraded);
       case 'error':

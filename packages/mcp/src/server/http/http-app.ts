@@ -32,6 +32,11 @@ export interface McpHttpOptions {
   readonly sessionIdleMs?: number;
   /** 2025-era sessions open at once. Default 100. */
   readonly maxSessions?: number;
+  /**
+   * 2025-era sessions: SSE events kept (in memory, per session) so a client can resume a
+   * broken response stream with `Last-Event-ID`. Default 1,000.
+   */
+  readonly maxResumableEvents?: number;
   /** Dependencies `/health` reports (`degraded` when one is down), each probe bounded by `healthTimeoutMs`. */
   readonly dependencies?: Readonly<Record<string, HealthProbe>>;
   /** Default 2 s. */
@@ -68,6 +73,7 @@ export function createMcpHttpApp(server: McpToolServer, options: McpHttpOptions)
     maxSessions: options.maxSessions ?? 100,
     now: options.now ?? Date.now,
     newSessionId: options.newSessionId ?? randomUUID,
+    maxResumableEvents: options.maxResumableEvents ?? 1_000,
   });
   const app = new Hono();
 

@@ -4,6 +4,7 @@ import {
   type AuthInfo,
   type McpServerFactory,
 } from '@modelcontextprotocol/server';
+import { BoundedEventStore } from './bounded-event-store.js';
 import { INVALID_REQUEST, jsonRpcError } from './json-rpc-errors.js';
 
 export interface LegacySessionOptions {
@@ -13,6 +14,8 @@ export interface LegacySessionOptions {
   readonly maxSessions: number;
   readonly now: () => number;
   readonly newSessionId: () => string;
+  /** SSE events kept per session for resumption (`Last-Event-ID`). */
+  readonly maxResumableEvents: number;
 }
 
 interface Session {
@@ -75,6 +78,8 @@ export class LegacySessions {
     });
     const transport: WebStandardStreamableHTTPServerTransport = new WebStandardStreamableHTTPServerTransport({
       sessionIdGenerator: this.#o.newSessionId,
+      // A broken response stream can be resumed (GET + Last-Event-ID) instead of losing the result.
+      eventStore: new BoundedEventStore(this.#o.maxResumableEvents),
       onsessioninitialized: (id) => {
         this.#sessions.set(id, {
           transport,

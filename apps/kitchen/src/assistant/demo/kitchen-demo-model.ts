@@ -1,0 +1,60 @@
+import { estimateTokens, type Model, type ModelRequest, type ModelResult } from 'reins';
+import { localDate } from './dates.js';
+import { detectIntent, foodOf, isChinese } from './intent.js';
+import { nextCalls } from './plan-calls.js';
+import { readSeen } from './seen.js';
+import { writeAnswer } from './write-answer.js';
+
+export interface KitchenDemoModelOptions {
+  /** For "this week". Default `() => new Date()`. */
+  readonly now?: () => Date;
+  /** The households' calendar. Default `Asia/Shanghai` (as the services). */
+  readonly timeZone?: string;
+}
+
+/**
+ * The kitchen's offline model, used when no model key is configured: recognises a few intents
+ * (what can I cook, what is expiring, this week's plan, allergies, nutrition of a food or dish)
+ * in Chinese and English, calls the real tools over a few rounds, and writes the final answer
+ * with action cards from what they returned. Every answer starts with the demo notice. Never
+ * throws; needs no network.
+ */
+export function kitchenDemoModel(options: KitchenDemoModelOptions = {}): Model {
+  const now = options.now ?? (() => new Date());
+  const timeZone = options.timeZone ?? 'Asia/Shanghai';
+  return {
+    name: 'kitchen-demo',
+    demo: true,
+    async call(request: ModelRequest): Promise<ModelResult> {
+      if (request.signal.aborted) return { ok: false, error: { code: 'CANCELLED', message: 'aborted' } };
+      const text = JSON.stringify(decide(request, localDate(now(), timeZone)));
+      const chars = request.messages.reduce((n, m) => n + m.content.length, 0);
+      return {
+        ok: true,
+        text,
+        usage: { inputTokens: Math.ceil(chars / 4), outputTokens: estimateTokens(text) },
+      };
+    },
+  };
+}
+
+function decide(request: ModelRequest, today: string): Record<string, unknown> {
+  const query = request.messages[1]?.content ?? '';
+  const intent = detectIntent(query);
+  const food = intent === 'nutrition' ? foodOf(query) : undefined;
+  const seen = readSeen(request.messages);
+  const offered = new Set(request.tools.map((t) => t.name));
+  const calls = request.finalStep
+    ? []
+    : nextCalls(intent, seen, today, food).filter((c) => offered.has(c.action));
+  if (calls.length > 0) {
+    return {
+      thought: `intent ${intent}: calling ${calls.map((c) => c.action).join(', ')}`,
+      actions: calls,
+    };
+  }
+  return {
+    thought: `intent ${intent}: answering from ${seen.all.length} observation(s)`,
+    final: writeAnswer(intent, seen, { zh: isChinese(query), today, food }),
+  };
+}

@@ -1,0 +1,74 @@
+import type { ChatMessage } from 'reins';
+import type { z } from 'zod';
+import { nutritionOutput } from '../nutrition-tool.js';
+import { fridgeOutput, mealPlanOutput, preferencesOutput, recipeSearchOutput } from '../schemas.js';
+
+const LINE = /^Observation \(tool ([^,]+), act [^)]+\): (.*)$/;
+
+/** One observation as the demo model read it back from the prompt. */
+export interface SeenObservation {
+  readonly tool: string;
+  readonly ok: boolean;
+  readonly result?: unknown;
+  readonly code?: string;
+}
+
+/** What the run observed so far, by tool (the last observation of each tool wins). */
+export interface Seen {
+  readonly all: readonly SeenObservation[];
+  readonly tools: ReadonlySet<string>;
+  fridge(): z.infer<typeof fridgeOutput>['items'] | undefined;
+  recipes(): z.infer<typeof recipeSearchOutput>['matches'] | undefined;
+  plan(): z.infer<typeof mealPlanOutput> | undefined;
+  profile(): z.infer<typeof preferencesOutput> | undefined;
+  nutrition(): z.infer<typeof nutritionOutput> | undefined;
+  /** The error code of a tool's failed observation, if its last one failed. */
+  failed(tool: string): string | undefined;
+}
+
+/** Reads the observations back from the prompt's text history (one line per observation). */
+export function readSeen(messages: readonly ChatMessage[]): Seen {
+  const all: SeenObservation[] = [];
+  for (const message of messages.slice(2)) {
+    if (message.role !== 'user' && message.role !== 'tool') continue;
+    for (const line of message.content.split('\n')) {
+      const match = LINE.exec(line);
+      if (match === null) continue;
+      const tool = match[1] ?? '';
+      try {
+        const body = JSON.parse(match[2] ?? '') as {
+          status?: string;
+          result?: unknown;
+          error?: { code?: string };
+        };
+        all.push(
+          body.status === 'ok'
+            ? { tool, ok: true, result: body.result }
+            : { tool, ok: false, code: body.error?.code ?? body.status ?? 'ERROR' },
+        );
+      } catch {
+        all.push({ tool, ok: false, code: 'TRUNCATED' }); // cut for the prompt: not readable
+      }
+    }
+  }
+  const last = (tool: string) => [...all].reverse().find((o) => o.tool === tool);
+  const read = <T>(tool: string, schema: z.ZodType<T>): T | undefined => {
+    const o = last(tool);
+    if (o?.ok !== true) return undefined;
+    const parsed = schema.safeParse(o.result);
+    return parsed.success ? parsed.data : undefined;
+  };
+  return {
+    all,
+    tools: new Set(all.map((o) => o.tool)),
+    fridge: () => read('fridge_items', fridgeOutput)?.items,
+    recipes: () => read('search_recipes', recipeSearchOutput)?.matches,
+    plan: () => read('meal_plan', mealPlanOutput),
+    profile: () => read('household_preferences', preferencesOutput),
+    nutrition: () => read('nutrition_lookup', nutritionOutput),
+    failed: (tool) => {
+      const o = last(tool);
+      return o === undefined || o.ok ? undefined : (o.code ?? 'ERROR');
+    },
+  };
+}

@@ -1,0 +1,83 @@
+import { chooseModel, readModelConfig } from '@reins/models';
+import { serve, type RunningServer } from '@reins/server';
+import type { Model } from 'reins';
+import { kitchenDemoModel } from '../assistant/demo/kitchen-demo-model.js';
+import { describeConfig, type KitchenConfig } from '../config.js';
+import { DEMO_USERS } from '../seed/demo-data.js';
+import { connectNutrition } from '../server/nutrition-bridge.js';
+import { createKitchenServer, type KitchenServerOptions } from '../server/kitchen-server.js';
+import type { CliIo } from './io.js';
+import { openKitchen } from './open-app.js';
+
+export interface RunningApp {
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/** The configured model; the kitchen's demo model (offline, labeled) when no key is set. */
+export async function kitchenModel(env: NodeJS.ProcessEnv): Promise<{ model: Model; reason: string }> {
+  const chosen = await chooseModel(readModelConfig(env));
+  if (chosen.model.demo === true && chosen.model.name === 'demo') {
+    return {
+      model: kitchenDemoModel(),
+      reason: `${chosen.reason}: the kitchen demo model answers (offline, labeled)`,
+    };
+  }
+  return { model: chosen.model, reason: chosen.reason };
+}
+
+/**
+ * `npm start`: storage (seeded), the nutrition MCP server as a stdio child, the model (demo
+ * unless a key is set), and one server on 127.0.0.1 — REST under `/api`, the assistant under
+ * `/v1`, `/health`, `/metrics`. Prints the URL and, on the embedded default, the demo logins.
+ */
+export async function startApp(
+  config: KitchenConfig,
+  io: CliIo,
+  extra: Pick<KitchenServerOptions, 'extend' | 'logger'> = {},
+): Promise<RunningApp> {
+  const { db, services, seeded } = await openKitchen(config);
+  const nutrition = await connectNutrition({ redisUrl: config.redisUrl });
+  let running: RunningServer | undefined;
+  try {
+    const { model, reason } = await kitchenModel(io.env);
+    const kitchen = createKitchenServer({
+      services,
+      model,
+      modelReason: reason,
+      nutrition: nutrition.lookup,
+      nutritionHealth: nutrition.health,
+      ...(config.redisUrl === undefined ? {} : { redis: config.redisUrl }),
+      ...extra,
+    });
+    running = await serve(kitchen.app, { port: config.port, host: config.host });
+    const url = running.url;
+    io.out(`Xiaojia Kitchen on ${url}  (${describeConfig(config)}${seeded ? ', demo data seeded now' : ''})`);
+    io.out(
+      `  assistant: POST ${url}/v1/runs {"agent":"kitchen","input":"…"}  model: ${model.name} (${reason})`,
+    );
+    io.out(
+      `  nutrition server: ${nutrition.bridge.status().status}; health: ${url}/health; metrics: ${url}/metrics`,
+    );
+    if (db.backend === 'pglite' && config.seed === 'demo') {
+      io.out('Demo logins (embedded default only; change them with `kitchen admin reset-password`):');
+      for (const u of DEMO_USERS)
+        io.out(`  ${u.username.padEnd(10)} ${u.password.padEnd(15)} ${u.displayName}`);
+    }
+    const server = running;
+    return {
+      url,
+      close: async () => {
+        await kitchen.close();
+        await server.close();
+        await nutrition.close();
+        await db.close();
+      },
+    };
+  } catch (error) {
+    await running?.close();
+    await nutrition.close();
+    await db.close();
+    throw error;
+  }
+}

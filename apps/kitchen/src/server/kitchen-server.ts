@@ -1,0 +1,96 @@
+import { Hono } from 'hono';
+import type { Model } from 'reins';
+import {
+  createReinsServer,
+  type HealthCheck,
+  type Logger,
+  type QuotaOptions,
+  type ReinsServer,
+} from '@reins/server';
+import { kitchenAgent } from '../assistant/agent.js';
+import type { NutritionLookup } from '../assistant/nutrition-tool.js';
+import { createKitchenApp } from '../http/app.js';
+import type { KitchenServices } from '../services/kitchen-services.js';
+import { kitchenAuthenticate } from './authenticate.js';
+
+export interface KitchenServerOptions {
+  readonly services: KitchenServices;
+  readonly model: Model;
+  /** Why this model (e.g. "no model key: demo"), shown in `/health`. */
+  readonly modelReason?: string;
+  readonly nutrition: NutritionLookup;
+  /** The nutrition MCP server's health (`mcpHealthCheck(bridge)`). */
+  readonly nutritionHealth?: HealthCheck;
+  /** Redis for the quota counters (`REDIS_URL`); absent: in-process. */
+  readonly redis?: string;
+  readonly quota?: QuotaOptions;
+  readonly logger?: Logger;
+  /** The nutrition tool's timeout (default 8 000 ms). */
+  readonly nutritionTimeoutMs?: number;
+  /**
+   * Adds routes after the API, e.g. the web UI's static files at `/` (the web app owns that
+   * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
+   */
+  readonly extend?: (app: Hono) => void;
+}
+
+export interface KitchenServer {
+  /** The one app: `/api/*` (REST), `/v1/*` (the assistant), `/health`, `/metrics`. */
+  readonly app: Hono;
+  readonly reins: ReinsServer;
+  close(): Promise<void>;
+}
+
+/**
+ * The whole kitchen on one origin: the REST API under `/api`, the assistant (`@reins/server`,
+ * agent `kitchen`, authenticated by the kitchen session) under `/v1`, and one `/health` (db,
+ * nutrition server, redis, model; `degraded` when one is down) and `/metrics`.
+ */
+export function createKitchenServer(options: KitchenServerOptions): KitchenServer {
+  const { services } = options;
+  const checks: Record<string, HealthCheck> = {
+    db: async () => {
+      await services.env.db.query('SELECT 1');
+      return { status: 'up', backend: services.env.db.backend };
+    },
+    nutrition: options.nutritionHealth ?? (() => ({ status: 'disabled', detail: 'no nutrition server' })),
+    model: () => ({
+      status: 'up',
+      name: options.model.name,
+      demo: options.model.demo === true,
+      ...(options.modelReason === undefined ? {} : { detail: options.modelReason }),
+    }),
+  };
+  const reins = createReinsServer({
+    agents: {
+      kitchen: kitchenAgent(services, {
+        model: options.model,
+        nutrition: options.nutrition,
+        ...(options.nutritionTimeoutMs === undefined
+          ? {}
+          : { nutritionTimeoutMs: options.nutritionTimeoutMs }),
+      }),
+    },
+    authenticate: kitchenAuthenticate(services.auth),
+    healthChecks: checks,
+    ...(options.redis === undefined ? {} : { redis: options.redis }),
+    ...(options.quota === undefined ? {} : { quota: options.quota }),
+    ...(options.logger === undefined ? {} : { logger: options.logger }),
+  });
+  const logger = options.logger;
+  const api = createKitchenApp({
+    services,
+    ...(logger === undefined
+      ? {}
+      : { reportError: (error: unknown) => logger.error({ err: error }, 'kitchen api error') }),
+  });
+
+  const app = new Hono();
+  const toReins = (c: { req: { raw: Request }; env: unknown }) => reins.app.fetch(c.req.raw, c.env);
+  app.all('/v1/*', toReins);
+  app.get('/health', toReins);
+  app.get('/metrics', toReins);
+  app.all('/api/*', (c) => api.fetch(c.req.raw, c.env));
+  options.extend?.(app);
+  return { app, reins, close: () => reins.close() };
+}

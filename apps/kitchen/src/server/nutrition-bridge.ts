@@ -1,0 +1,51 @@
+import { fileURLToPath } from 'node:url';
+import { connectMcp, mcpHealthCheck, type ConnectMcpOptions, type McpBridge } from '@reins/mcp';
+import type { HealthCheck } from '@reins/server';
+import { mcpNutritionLookup } from '../assistant/mcp-nutrition.js';
+import type { NutritionLookup } from '../assistant/nutrition-tool.js';
+
+/** The nutrition MCP server's entry (`npm run nutrition-mcp`), from `src/…` and `dist/…` alike. */
+export const NUTRITION_SERVER_BIN = fileURLToPath(
+  new URL('../../../nutrition-mcp/bin/nutrition-mcp.js', import.meta.url),
+);
+
+export interface NutritionConnection {
+  readonly bridge: McpBridge;
+  readonly lookup: NutritionLookup;
+  readonly health: HealthCheck;
+  close(): Promise<void>;
+}
+
+/**
+ * The nutrition MCP server as a stdio child through `@reins/mcp` (spawned with node directly, so
+ * npm's banner never reaches the JSON-RPC pipe and signals reach the server). Resolves also when
+ * the server does not start: it is then `down` in `/health` and lookups are `SERVICE_UNAVAILABLE`.
+ */
+export async function connectNutrition(
+  options: { readonly redisUrl?: string | undefined } & Partial<
+    Omit<ConnectMcpOptions, 'name' | 'prefix'>
+  > = {},
+): Promise<NutritionConnection> {
+  const { redisUrl, ...rest } = options;
+  const bridge = await connectMcp({
+    name: 'nutrition',
+    prefix: 'nutrition_',
+    transport: {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [NUTRITION_SERVER_BIN, '--stdio'],
+      ...(redisUrl === undefined ? {} : { env: { REDIS_URL: redisUrl } }),
+    },
+    callTimeoutMs: 5_000,
+    // Our own server speaks both revisions; 'auto' would spawn a second child just to probe.
+    protocol: 'legacy',
+    ...rest,
+  });
+  const probe = mcpHealthCheck(bridge);
+  return {
+    bridge,
+    lookup: mcpNutritionLookup(bridge),
+    health: async () => ({ ...(await probe()) }),
+    close: () => bridge.close(),
+  };
+}
