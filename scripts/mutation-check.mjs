@@ -95,7 +95,7 @@ const MUTANTS = [
   [
     'model call not raced against the signal',
     `${loop}run-loop.ts`,
-    'this.#modelCall.settle?.(ABORTED);\n',
+    'if (this.#modelStep !== 0) this.#stopDuringModelCall();\n',
     '\n',
   ],
   [

@@ -131,6 +131,11 @@ describeEachBackend('kitchen assistant tools', (harness) => {
       ]),
     );
     expect(run.observations.map((o) => o.error?.code)).toEqual(['INVALID_PARAMETER', 'INVALID_PARAMETER']);
-    expect(JSON.stringify(run.observations[0]?.error)).toContain('to');
+    // The two calls run side by side: pair each observation with its act, not by finishing order.
+    const firstAct = run.events.find((e) => e.type === 'step' && e.phase === 'act');
+    const first = run.observations.find(
+      (o) => firstAct !== undefined && 'actId' in firstAct && o.actId === firstAct.actId,
+    );
+    expect(JSON.stringify(first?.error)).toContain('to');
   });
 });

@@ -62,7 +62,7 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
   }
   // Field by field, not a spread: this runs once per run, and the spread + freeze cost 6×.
   const d = DEFAULT_LIMITS;
-  return Object.freeze({
+  const limits: RunLimits = {
     maxSteps: overrides.maxSteps ?? d.maxSteps,
     deadlineMs: overrides.deadlineMs ?? d.deadlineMs,
     toolTimeoutMs: overrides.toolTimeoutMs ?? d.toolTimeoutMs,
@@ -75,5 +75,28 @@ export function resolveLimits(overrides: Partial<RunLimits> | undefined): RunLim
     maxStringChars: overrides.maxStringChars ?? d.maxStringChars,
     largeResultBytes: overrides.largeResultBytes ?? d.largeResultBytes,
     approvalTtlMs: overrides.approvalTtlMs ?? d.approvalTtlMs,
-  });
+  };
+  // Runs usually repeat one configuration: the last (frozen) result is shared, so a run in
+  // flight does not hold its own copy (see bench/).
+  if (lastLimits !== undefined && sameLimits(lastLimits, limits)) return lastLimits;
+  return (lastLimits = Object.freeze(limits));
+}
+
+let lastLimits: RunLimits | undefined;
+
+function sameLimits(a: RunLimits, b: RunLimits): boolean {
+  return (
+    a.maxSteps === b.maxSteps &&
+    a.deadlineMs === b.deadlineMs &&
+    a.toolTimeoutMs === b.toolTimeoutMs &&
+    a.modelTimeoutMs === b.modelTimeoutMs &&
+    a.historyFullSteps === b.historyFullSteps &&
+    a.summaryChars === b.summaryChars &&
+    a.observationChars === b.observationChars &&
+    a.maxCallsPerStep === b.maxCallsPerStep &&
+    a.toolConcurrency === b.toolConcurrency &&
+    a.maxStringChars === b.maxStringChars &&
+    a.largeResultBytes === b.largeResultBytes &&
+    a.approvalTtlMs === b.approvalTtlMs
+  );
 }

@@ -54,3 +54,21 @@ export function timeoutHierarchy(limits: RunLimits, tools: readonly AnyTool[]): 
     deadlineMs: limits.deadlineMs,
   };
 }
+
+let lastShared: { limits: RunLimits; tools: object; value: TimeoutHierarchy } | undefined;
+
+/**
+ * `timeoutHierarchy` for a run, frozen and shared with the previous run while it has the
+ * same limits object and tool set (`toolSet` gives a new one when the tools change), so a
+ * run in flight does not hold its own copy (see bench/).
+ */
+export function sharedTimeoutHierarchy(
+  limits: RunLimits,
+  toolSet: object,
+  tools: readonly AnyTool[],
+): TimeoutHierarchy {
+  if (lastShared?.limits === limits && lastShared.tools === toolSet) return lastShared.value;
+  const value = Object.freeze(timeoutHierarchy(limits, tools));
+  lastShared = { limits, tools: toolSet, value };
+  return value;
+}

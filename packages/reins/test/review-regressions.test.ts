@@ -22,7 +22,7 @@ describe('a wrapper that copies the request or the tool context keeps the signal
     };
     expect((await runAgent({ query: 'q', model: wrapper, tools: [] }).result).final_answer).toBe('ok');
     expect(inner.calls[0]?.signal).toBeInstanceOf(AbortSignal);
-    expect(Object.keys(seen[0] ?? {}).sort()).toEqual([
+    expect(Reflect.ownKeys(seen[0] ?? {}).sort()).toEqual([
       'finalStep',
       'messages',
       'onDelta',
@@ -49,6 +49,30 @@ describe('a wrapper that copies the request or the tool context keeps the signal
     });
     await runAgent({ query: 'q', model: scriptModel([act('copy', {}), final('x')]), tools: [tool] }).result;
     expect(copied).toBeInstanceOf(AbortSignal);
+  });
+
+  it('a tool context shows its four keys, nothing of the run, and an own signal accessor', async () => {
+    let keys: (string | symbol)[] = [];
+    let described: PropertyDescriptor | undefined;
+    let signal: unknown;
+    const tool = defineTool({
+      name: 'look',
+      description: 'look',
+      input: z.object({}),
+      output: z.object({}),
+      readOnly: true,
+      run: (_input, ctx) => {
+        keys = Reflect.ownKeys(ctx);
+        described = Object.getOwnPropertyDescriptor(ctx, 'signal');
+        signal = ctx.signal;
+        return {};
+      },
+    });
+    await runAgent({ query: 'q', model: scriptModel([act('look', {}), final('x')]), tools: [tool] }).result;
+    expect(keys.sort()).toEqual(['actId', 'principal', 'runId', 'signal']);
+    expect(described).toMatchObject({ enumerable: true, set: undefined });
+    expect(typeof described?.get).toBe('function');
+    expect(signal).toBeInstanceOf(AbortSignal);
   });
 });
 

@@ -30,6 +30,39 @@ describe('a model that ignores its signal', () => {
     setTimeout(() => run.cancel(), 5);
     expect((await run.result).status).toBe('cancelled');
   });
+
+  it('ends at cancel(), and its late answer is dropped: no tool runs, nothing follows done', async () => {
+    let answer: (text: string) => void = () => undefined;
+    const late: Model = {
+      name: 'late',
+      call: () =>
+        new Promise((resolve) => {
+          answer = (text) => resolve({ ok: true, text, usage: { inputTokens: 1, outputTokens: 1 } });
+        }),
+    };
+    const calls: unknown[] = [];
+    const tool = defineTool({
+      name: 'note',
+      description: 'note',
+      input: z.object({}),
+      output: z.object({}),
+      readOnly: true,
+      run: (input) => {
+        calls.push(input);
+        return {};
+      },
+    });
+    const run = runAgent({ query: 'q', model: late, tools: [tool] });
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    run.cancel();
+    expect(run.events.at(-1)).toMatchObject({ type: 'done', status: 'cancelled', steps: 0 });
+    answer(act('note', {}));
+    const record = await run.result;
+    await new Promise((resolve) => setTimeout(resolve, 1));
+    expect(calls).toEqual([]);
+    expect(record).toMatchObject({ status: 'cancelled', usage: { input_tokens: 0, output_tokens: 0 } });
+    expect(run.events.map((e) => e.type)).toEqual(['start', 'done']);
+  });
 });
 
 describe('input strictness does not depend on how the tool was declared', () => {

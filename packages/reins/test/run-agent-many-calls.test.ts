@@ -43,9 +43,10 @@ describe('several tool calls in one step', () => {
     const { read, log, stats } = timedTools();
     const model = scriptModel([
       many([
-        { action: 'read', input: { id: 'a', ms: 30 } },
-        { action: 'read', input: { id: 'b', ms: 10 } },
-        { action: 'read', input: { id: 'c', ms: 20 } },
+        // 100 ms apart: the finishing order holds even when a loaded machine staggers the starts.
+        { action: 'read', input: { id: 'a', ms: 300 } },
+        { action: 'read', input: { id: 'b', ms: 100 } },
+        { action: 'read', input: { id: 'c', ms: 200 } },
       ]),
       final('done'),
     ]);

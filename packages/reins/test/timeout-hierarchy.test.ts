@@ -18,6 +18,27 @@ describe('the timeout hierarchy: tool × tries × 1.5 ≤ model call ≤ run dea
     expect(timeoutHierarchy(DEFAULT_LIMITS, [tool('plain')]).toolBudgetMs).toBe(22_500); // toolTimeoutMs 15 s
   });
 
+  it('runs with one configuration share its (frozen) hierarchy; other tools or limits get their own', async () => {
+    const timeoutsOf = async (tools: ReturnType<typeof tool>[], limits = {}) => {
+      const run = runAgent({ query: 'q', model: scriptModel([final('x')]), tools, limits });
+      await run.result;
+      const start = run.events[0];
+      return start?.type === 'start' ? start.timeouts : undefined;
+    };
+    const tools = [tool('a', 1_000)];
+    const first = await timeoutsOf(tools, { maxSteps: 3 });
+    expect(await timeoutsOf(tools, { maxSteps: 3 })).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    tools.push(tool('slow', 20_000)); // the same array, changed: a new tool set
+    expect(await timeoutsOf(tools, { maxSteps: 3 })).toMatchObject({
+      slowestTool: 'slow',
+      toolBudgetMs: 30_000,
+    });
+    expect(await timeoutsOf(tools, { maxSteps: 3, deadlineMs: 40_000 })).toMatchObject({
+      deadlineMs: 40_000,
+    });
+  });
+
   it('refuses a configuration that does not nest, naming the tool', () => {
     const model = scriptModel([]);
     expect(() => runAgent({ query: 'q', model, tools: [tool('ocr', 50_000)] })).toThrow(

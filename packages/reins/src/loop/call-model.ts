@@ -15,24 +15,36 @@ export const ABORTED: ModelResult = {
 /**
  * Calls the model; the run settles the call through `slot` when its signal aborts, even if
  * the adapter ignores the signal (one listener per run, not one per call). A contract
- * breach (throw / reject) becomes failure data.
+ * breach (throw / reject) becomes failure data. (The plan executor's way; the ReAct loop
+ * awaits `startModelCall` directly, without this promise per step.)
  */
 export function callModel(model: Model, request: ModelRequest, slot: ModelCallSlot): Promise<ModelResult> {
   return new Promise<ModelResult>((resolve) => {
     slot.settle = resolve;
-    try {
-      const pending: unknown = model.call(request);
-      // The contract says a promise; a plain result is accepted rather than failed.
-      if (isThenable(pending))
-        pending.then(resolve as (value: unknown) => void, (thrown: unknown) => resolve(breach(thrown)));
-      else resolve(pending as ModelResult);
-    } catch (thrown) {
-      resolve(breach(thrown));
-    }
+    const started = startModelCall(model, request);
+    if (isThenable(started))
+      started.then(resolve as (value: unknown) => void, (thrown: unknown) => resolve(modelBreach(thrown)));
+    else resolve(started);
   });
 }
 
-function breach(thrown: unknown): ModelResult {
+/**
+ * Starts a model call: its pending result (the adapter's own promise, not wrapped: the loop
+ * awaits it directly and ends the run itself on abort, see `ReactLoop`), or its outcome when
+ * the adapter answered synchronously or threw. A contract breach (throw) becomes failure data.
+ */
+export function startModelCall(model: Model, request: ModelRequest): ModelResult | PromiseLike<unknown> {
+  try {
+    const pending: unknown = model.call(request);
+    // The contract says a promise; a plain result is accepted rather than failed.
+    return isThenable(pending) ? pending : (pending as ModelResult);
+  } catch (thrown) {
+    return modelBreach(thrown);
+  }
+}
+
+/** A model call that threw or rejected (the adapter broke its contract), as failure data. */
+export function modelBreach(thrown: unknown): ModelResult {
   return {
     ok: false,
     error: { code: 'INTERNAL', message: `model adapter threw (contract breach): ${describeThrown(thrown)}` },

@@ -8,7 +8,7 @@ import { isThenable } from '../util/is-thenable.js';
 import { ExponentialBackoff, halfJitterGenerator, type IBackoff } from 'cockatiel';
 import { RETRYABLE, defaultToolPolicies, type ToolGuard } from '../policies/tool-policies.js';
 import type { RunDeps } from '../util/deps.js';
-import { ownLazySignal } from '../util/own-lazy-signal.js';
+import { INTERNAL, withOwnSignal } from '../util/own-lazy-signal.js';
 
 /** The outcome of an act's tool call; `attempts` is set when it took more than one. */
 export type Invocation =
@@ -27,14 +27,24 @@ export type Invocation =
 /**
  * How one act is stopped: its tool's signal aborts (if the tool ever asked for one: an
  * AbortController costs ~2 µs on Node 20, and most tools never look), and the wait for the
- * tool ends at once (the tool is abandoned if it ignores the signal).
+ * tool ends at once (the tool is abandoned if it ignores the signal). Also where the act's
+ * progress reports and spans go.
  */
 class ActStop {
   #controller: AbortController | undefined;
+  readonly tool: string;
+  readonly sink: ToolProgressSink | undefined;
+  readonly now: () => number;
   stopped: { readonly reason: unknown } | undefined;
   /** The call has settled (progress reports after this are dropped). */
   ended = false;
   #abandon: ((reason: unknown) => void) | undefined;
+
+  constructor(tool: string, env: ActEnv) {
+    this.tool = tool;
+    this.sink = env.progress;
+    this.now = env.deps.now;
+  }
 
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
@@ -81,59 +91,53 @@ class ActStop {
 }
 
 /**
- * The context one act gets. `signal` is an own enumerable accessor, so a tool that copies
+ * The context one act gets. `signal` is an own enumerable property, so a tool that copies
  * the context (`{ ...ctx }`) keeps a real signal, while a tool that never reads it costs no
- * AbortController.
+ * AbortController (`withOwnSignal`: the constructor returns a proxy, so the getter and the
+ * methods read `this[INTERNAL]`, not `#private` fields).
  */
 class ActContext implements ToolContext {
-  declare readonly signal: AbortSignal;
   readonly principal: Principal;
   readonly runId: string;
-  readonly #stop: ActStop;
-  readonly #tool: string;
-  readonly #sink: ToolProgressSink | undefined;
-  readonly #now: () => number;
+  readonly [INTERNAL]: ActStop;
 
   constructor(
     env: ActEnv,
     readonly actId: string,
-    tool: string,
     stop: ActStop,
   ) {
     this.principal = env.principal;
     this.runId = env.runId;
-    this.#stop = stop;
-    this.#tool = tool;
-    this.#sink = env.progress;
-    this.#now = env.deps.now;
-    Object.defineProperty(this, 'signal', ACT_SIGNAL);
+    this[INTERNAL] = stop;
+    return withOwnSignal(this);
+  }
+
+  get signal(): AbortSignal {
+    return this[INTERNAL].signal;
   }
 
   async span<T>(name: string, work: () => T | Promise<T>): Promise<T> {
-    const startedAt = this.#now();
+    const stop = this[INTERNAL];
+    const { tool, sink, now } = stop;
+    const startedAt = now();
     let ok = false;
     try {
       const value = await work();
       ok = true;
       return value;
     } finally {
-      if (!this.#stop.ended && this.#stop.stopped === undefined) {
-        this.#sink?.toolSpan?.(this.actId, this.#tool, String(name), startedAt, this.#now(), ok);
+      if (!stop.ended && stop.stopped === undefined) {
+        sink?.toolSpan?.(this.actId, tool, String(name), startedAt, now(), ok);
       }
     }
   }
 
   progress(update: ToolProgress): void {
-    if (this.#stop.ended || this.#stop.stopped !== undefined) return;
-    this.#sink?.toolProgress(this.actId, this.#tool, update);
-  }
-
-  static signalOf(ctx: ActContext): AbortSignal {
-    return ctx.#stop.signal;
+    const stop = this[INTERNAL];
+    if (stop.ended || stop.stopped !== undefined) return;
+    stop.sink?.toolProgress(this.actId, stop.tool, update);
   }
 }
-
-const ACT_SIGNAL = ownLazySignal<ActContext>((ctx) => ActContext.signalOf(ctx));
 
 /**
  * Runs the tool under its policies (`ToolGuard`: breaker, concurrency cap; retries for
@@ -149,8 +153,8 @@ export function invokeTool(
 ): Invocation | Promise<Invocation> {
   if (env.signal.aborted) return stoppedBy(env.signal.reason, tool, 0);
   const guard = (env.policies ?? defaultToolPolicies).guardFor(tool);
-  const act = new ActStop();
-  const ctx = new ActContext(env, actId, tool.name, act);
+  const act = new ActStop(tool.name, env);
+  const ctx = new ActContext(env, actId, act);
   if (!guard.direct) return runAttempts(tool, input, ctx, act, env, guard, undefined);
   const first = callTool(tool, input, ctx);
   if (isThenable(first)) return runAttempts(tool, input, ctx, act, env, guard, first);

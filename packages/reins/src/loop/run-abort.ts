@@ -1,6 +1,6 @@
 import type { ChatMessage, ModelRequest, ToolSpec } from '../model.js';
 import { CallbackList } from '../util/callback-list.js';
-import { ownLazySignal } from '../util/own-lazy-signal.js';
+import { INTERNAL, withOwnSignal } from '../util/own-lazy-signal.js';
 
 /** The part of `AbortSignal` the runtime itself uses; an `AbortSignal` satisfies it. */
 export interface AbortLike {
@@ -30,11 +30,6 @@ export class RunAbort implements AbortLike {
     return this.#reason;
   }
 
-  /** True once a real signal exists (someone asked for it). */
-  get hasSignal(): boolean {
-    return this.#controller !== undefined;
-  }
-
   get signal(): AbortSignal {
     if (this.#controller === undefined) {
       this.#controller = new AbortController();
@@ -61,19 +56,18 @@ export class RunAbort implements AbortLike {
   }
 }
 
-/**
- * One model step's request. `signal` is an own enumerable property — so a wrapper that
- * spreads the request keeps it — but an accessor while the run has no real signal yet, so
- * a model that never looks does not make one.
- */
 /** Where a step request's text deltas go (the loop). */
 export interface DeltaSink {
   modelDelta(step: number, text: string): void;
 }
 
+/**
+ * One model step's request. `signal` is an own enumerable property — so a wrapper that
+ * spreads the request keeps it — computed only when read, so a model that never looks does
+ * not make the run's `AbortController` (`withOwnSignal`: the constructor returns a proxy).
+ */
 export class StepRequest implements ModelRequest {
-  declare readonly signal: AbortSignal;
-  readonly #abort: RunAbort;
+  readonly [INTERNAL]: RunAbort;
   readonly #sink: DeltaSink;
 
   constructor(
@@ -86,18 +80,15 @@ export class StepRequest implements ModelRequest {
     abort: RunAbort,
     sink: DeltaSink,
   ) {
-    this.#abort = abort;
+    this[INTERNAL] = abort;
     this.#sink = sink;
-    if (abort.hasSignal) Object.defineProperty(this, 'signal', { value: abort.signal, enumerable: true });
-    else Object.defineProperty(this, 'signal', LAZY_SIGNAL);
+    return withOwnSignal(this);
+  }
+
+  get signal(): AbortSignal {
+    return this[INTERNAL].signal;
   }
 
   /** Own and bound (not a prototype method), so a wrapper that spreads the request keeps it. */
   readonly onDelta = (text: string): void => this.#sink.modelDelta(this.step, text);
-
-  static signalOf(request: StepRequest): AbortSignal {
-    return request.#abort.signal;
-  }
 }
-
-const LAZY_SIGNAL = ownLazySignal<StepRequest>((request) => StepRequest.signalOf(request));

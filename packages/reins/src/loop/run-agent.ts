@@ -12,7 +12,7 @@ import { RunAbort } from './run-abort.js';
 import { runLoop } from './run-loop.js';
 import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
 import { toolSet } from './tool-catalog.js';
-import { timeoutHierarchy } from '../timeout-hierarchy.js';
+import { sharedTimeoutHierarchy } from '../timeout-hierarchy.js';
 import type { ToolPolicies } from '../policies/tool-policies.js';
 import { readLargeField, type BlobStore } from '../blob-store.js';
 import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
@@ -111,8 +111,9 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
 export function runAgent(options: RunAgentOptions): AgentRun {
   const deps = withDefaults(options.deps);
   const limits = resolveLimits(options.limits);
-  const { registry, specs, names, needsApproval: mayPause } = toolSet(options.tools);
-  const timeouts = timeoutHierarchy(limits, options.tools);
+  const tools = toolSet(options.tools);
+  const { registry, specs, names, needsApproval: mayPause } = tools;
+  const timeouts = sharedTimeoutHierarchy(limits, tools, options.tools);
   const runId = options.runId ?? deps.newId();
   const log = new EventLog(runId, deps.now);
   const blobStore = options.blobStore ?? defaultBlobStore;

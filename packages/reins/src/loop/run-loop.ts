@@ -2,11 +2,12 @@ import { decisionFromToolCalls, parseDecision } from '../decision/index.js';
 import { describeThrown } from '../errors.js';
 import type { RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
-import type { Model, ToolSpec } from '../model.js';
+import type { Model, ModelResult, ToolSpec } from '../model.js';
+import { isThenable } from '../util/is-thenable.js';
 import type { Degraded, Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_DEADLINE } from './abort-reasons.js';
-import { ABORTED, callModel, type ModelCallSlot } from './call-model.js';
+import { modelBreach, startModelCall } from './call-model.js';
 import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
@@ -16,6 +17,7 @@ import type { ToolProgress } from '../tool.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
 import { stopNotice } from './stop-notice.js';
+import { ActionKeys } from './action-keys.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import type { DecisionParse } from '../decision/index.js';
 import type { ClarifyOptions, Clarifications } from '../plan/clarify.js';
@@ -54,7 +56,12 @@ export interface LoopContext {
  * event to `ctx.log` and always ends it with `done`. Resolves when the run has ended.
  */
 export function runLoop(ctx: LoopContext): Promise<void> {
-  return new ReactLoop(ctx).run();
+  const loop = new ReactLoop(ctx);
+  // Settles when the loop returns, or at once when an abort ends the run during a model call.
+  return new Promise<void>((resolve, reject) => {
+    loop.finish = resolve;
+    loop.run().then(resolve, reject);
+  });
 }
 
 /** One run's loop state. A class, not closures: a run in flight holds less (see bench/). */
@@ -63,20 +70,28 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   /** The run's act environment; this loop is the sink of its tools' progress reports. */
   readonly #act: ActEnv;
   readonly #started: number;
+  /**
+   * When the next model step's reasoning starts, if already known: the run's start, or the
+   * end of the observation the loop just made (one clock read serves both).
+   */
+  #reasonFrom: number | undefined;
   readonly #demo: boolean;
   // What resolveTurn reads, kept as one object instead of a new one per step.
-  readonly #turn = { actions: new Map<string, number>(), forcedFinal: false };
+  readonly #turn = { actions: new ActionKeys(), forcedFinal: false };
   #inputTokens = 0;
   #outputTokens = 0;
   #completed = 0;
   /** Fallbacks that answered during the run; the message says what was lost. */
   #degraded: Degraded[] | undefined;
-  /** The step whose model call is in flight (0: none), for streamed deltas. */
+  /** The step whose model call is in flight (0: none): for streamed deltas, and an abort. */
   #modelStep = 0;
-  readonly #modelCall: ModelCallSlot = {};
-  // The run's one abort listener: settles the model call in flight (if any) at once.
+  /** The run ended during its model call: the loop stops where the call returns (if ever). */
+  #abandoned = false;
+  /** Settles `runLoop`'s promise (set by `runLoop`). */
+  finish: () => void = () => undefined;
+  // The run's one abort listener: ends the run at once during a model call (if any).
   readonly #onAbort = (): void => {
-    this.#modelCall.settle?.(ABORTED);
+    if (this.#modelStep !== 0) this.#stopDuringModelCall();
     this.#ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
     this.#ctx.clarify?.clarifications.close();
   };
@@ -87,28 +102,33 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     ctx.act.progress = this;
     if (ctx.approvals !== undefined) ctx.act.approval = this;
     this.#started = ctx.deps.now();
+    this.#reasonFrom = this.#started;
     this.#demo = ctx.model.demo === true;
   }
 
   async run(): Promise<void> {
     const { model, limits, log, deps, prompt } = this.#ctx;
     const signal = this.#act.signal;
-    log.append({
-      type: 'start',
-      agent: this.#ctx.agent,
-      model: model.name,
-      demo: this.#demo,
-      query: prompt.query,
-      tools: this.#ctx.toolNames,
-      limits,
-      timeouts: this.#ctx.timeouts,
-    });
+    log.append(
+      {
+        type: 'start',
+        agent: this.#ctx.agent,
+        model: model.name,
+        demo: this.#demo,
+        query: prompt.query,
+        tools: this.#ctx.toolNames,
+        limits,
+        timeouts: this.#ctx.timeouts,
+      },
+      this.#started,
+    );
     signal.addEventListener('abort', this.#onAbort, { once: true });
     try {
       for (let step = 1; ; step++) {
         if (signal.aborted) return this.#endAborted();
         const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
-        const reasonStart = deps.now();
+        const reasonStart = this.#reasonFrom ?? deps.now();
+        this.#reasonFrom = undefined;
         const tools = finalStep ? [] : this.#ctx.specs;
         const request = new StepRequest(
           prompt.messages(finalStep),
@@ -121,9 +141,19 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
           this,
         );
         this.#modelStep = step;
-        const result = await callModel(model, request, this.#modelCall);
+        // The adapter's own promise, awaited directly: no promise of ours per step. An
+        // abort ends the run from `#onAbort` even if the adapter never settles.
+        const started = startModelCall(model, request);
+        let result: ModelResult;
+        if (isThenable(started)) {
+          try {
+            result = (await started) as ModelResult;
+          } catch (thrown) {
+            result = modelBreach(thrown);
+          }
+        } else result = started;
+        if (this.#abandoned) return;
         this.#modelStep = 0;
-        this.#modelCall.settle = undefined;
         if (result.usage !== undefined) {
           this.#inputTokens += result.usage.inputTokens;
           this.#outputTokens += result.usage.outputTokens;
@@ -173,7 +203,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
             if (await this.#clarify(step, next.text, result.text)) continue;
             return;
           }
-          return this.#end(step, next);
+          return this.#end(step, next, reasonEnd);
         }
 
         if (next.kind === 'act_many') {
@@ -192,7 +222,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
 
         const acted = this.#actOne(step, next, reasonEnd);
         const observation = acted instanceof Promise ? await acted : acted;
-        this.#observed(step, observation, reasonEnd);
+        this.#reasonFrom = this.#observed(step, observation, reasonEnd);
         if (signal.aborted) return this.#endAborted();
         this.#completed = step;
         // Clean JSON is remembered as written; anything else as the normalized decision.
@@ -319,7 +349,8 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     );
   }
 
-  #observed(step: number, observation: Observation, actStart: number): void {
+  /** Appends the observe event; returns when it ended. */
+  #observed(step: number, observation: Observation, actStart: number): number {
     if (observation.degraded !== undefined) (this.#degraded ??= []).push(observation.degraded);
     const endedAt = actStart + observation.durationMs; // no second clock read
     this.#ctx.log.append(
@@ -335,6 +366,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
       },
       endedAt,
     );
+    return endedAt;
   }
 
   /**
@@ -422,7 +454,8 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     this.#ctx.log.append(modelDeltaDraft(step, text, at), at);
   }
 
-  #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>): void {
+  /** The run's last step decided (`at`: when its reasoning ended): its message, then `done`. */
+  #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>, at: number): void {
     this.#completed = step;
     if (next.kind === 'answer') {
       const { intent } = next;
@@ -433,19 +466,33 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
           : shapeAnswer(answer, next, () => observationsOf(this.#ctx.log.events));
       const { text, format, data } = shaped;
       const degraded = this.#degraded;
-      this.#ctx.log.append({
-        type: 'message',
-        text,
-        format,
-        intent,
-        demo: this.#demo,
-        degraded,
-        ...(data === undefined || answer === undefined ? {} : { data }),
-      });
+      this.#ctx.log.append(
+        {
+          type: 'message',
+          text,
+          format,
+          intent,
+          demo: this.#demo,
+          degraded,
+          ...(data === undefined || answer === undefined ? {} : { data }),
+        },
+        shaped === next ? at : undefined, // an answer shaped by the app: now
+      );
       return this.#done('success');
     }
-    this.#notice(next.reason);
+    this.#notice(next.reason, at);
     this.#done('stopped', next.reason);
+  }
+
+  /**
+   * An abort during a model call: the run ends now (`cancelled`, or `stopped` at the
+   * deadline), even if the adapter ignores its signal; the call is abandoned.
+   */
+  #stopDuringModelCall(): void {
+    this.#modelStep = 0;
+    this.#abandoned = true;
+    if (!this.#ctx.log.closed) this.#endAborted();
+    this.finish();
   }
 
   #endAborted(): void {
@@ -454,26 +501,31 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     this.#done('stopped', 'deadline');
   }
 
-  #notice(reason: StopReason): void {
+  #notice(reason: StopReason, at?: number): void {
     const text = stopNotice(reason, this.#ctx.limits);
-    this.#ctx.log.append({
-      type: 'message',
-      text,
-      format: 'structured',
-      intent: 'notice',
-      demo: this.#demo,
-      degraded: this.#degraded,
-    });
+    this.#ctx.log.append(
+      {
+        type: 'message',
+        text,
+        format: 'structured',
+        intent: 'notice',
+        demo: this.#demo,
+        degraded: this.#degraded,
+      },
+      at, // absent: now
+    );
   }
 
   #done(status: RunStatus, stopReason?: StopReason): void {
-    this.#ctx.log.append({
-      type: 'done',
-      status,
-      ...(stopReason === undefined ? {} : { stopReason }),
-      steps: this.#completed,
-      usage: { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens },
-      durationMs: this.#ctx.deps.now() - this.#started,
-    });
+    const at = this.#ctx.deps.now(); // one read: the event's time and the run's duration
+    const steps = this.#completed;
+    const usage = { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens };
+    const durationMs = at - this.#started;
+    this.#ctx.log.append(
+      stopReason === undefined
+        ? { type: 'done', status, steps, usage, durationMs }
+        : { type: 'done', status, stopReason, steps, usage, durationMs },
+      at,
+    );
   }
 }

@@ -42,16 +42,63 @@ export const TOO_DEEP = '[redacted: nested too deeply]';
  */
 export function maskPii<T>(value: T): T {
   if (value === undefined) return value;
-  const json = JSON.stringify(value) as string | undefined;
+  // Plain data (the usual tool result) is copied by one walk, the copy is what gets
+  // stringified: one read of every property, and no JSON.parse (see bench/). Anything else
+  // goes the JSON way.
+  const plain = plainCopy(value, 0);
+  const json = JSON.stringify(plain === NOT_PLAIN ? value : plain) as string | undefined;
   if (json === undefined) return undefined as T;
+  const copy: unknown = plain === NOT_PLAIN ? JSON.parse(json) : plain;
   // Fast path: no @ and no run of 4 digits anywhere means nothing to mask.
   if (!MAY_HOLD_PII.test(json)) {
-    const copy: unknown = JSON.parse(json);
     lastCopy = copy;
     lastJson = json;
     return copy as T;
   }
-  return maskValue(JSON.parse(json), 0) as T;
+  return maskValue(copy, 0) as T;
+}
+
+const NOT_PLAIN = Symbol('not plain');
+
+/**
+ * A copy of `value` equal to `JSON.parse(JSON.stringify(value))`, made without the text —
+ * or `NOT_PLAIN` for anything where the two might differ: a `toJSON`, a non-finite number,
+ * an `undefined` / function / symbol / bigint value, a class instance, an inherited or
+ * `__proto__` key, more than 64 levels (or a cycle).
+ */
+function plainCopy(value: unknown, depth: number): unknown {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      return Number.isFinite(value) ? (value === 0 ? 0 : value) : NOT_PLAIN; // -0 → 0, as JSON
+    case 'object':
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (depth >= MAX_DEPTH || (value as { toJSON?: unknown }).toJSON !== undefined) return NOT_PLAIN;
+  if (Array.isArray(value)) {
+    const copy = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = plainCopy(value[i], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      copy[i] = item;
+    }
+    return copy;
+  }
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return NOT_PLAIN;
+  const copy: Record<string, unknown> = {};
+  for (const key in value) {
+    if (key === '__proto__' || !Object.hasOwn(value, key)) return NOT_PLAIN;
+    const item = plainCopy((value as Record<string, unknown>)[key], depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    copy[key] = item;
+  }
+  return copy;
 }
 
 const MAY_HOLD_PII = /@|\d{4}/;
