@@ -244,9 +244,15 @@ const MUTANTS = [
   ],
   [
     'approval usable twice',
-    `${loop}approvals.ts`,
+    `${loop}pending-wait.ts`,
     '        this.#pending = undefined;\n        onSettled();',
     '        onSettled();',
+  ],
+  [
+    'a late answer accepted',
+    `${loop}pending-wait.ts`,
+    'if (at >= pending.request.expiresAt) {',
+    'if (false) {',
   ],
   [
     'timeouts need not nest',

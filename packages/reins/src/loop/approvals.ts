@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { Principal } from '../principal.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { PendingWait, type WaitTimers } from './pending-wait.js';
 
 /** What the approver sends back: bound to the act and the exact input it was shown. */
 export interface ApprovalDecision {
@@ -37,19 +38,18 @@ export interface PendingApproval {
  * answerable once, by the run's own user, for the exact input, before it expires.
  */
 export class Approvals {
-  #pending: (PendingApproval & { settle(outcome: ApprovalOutcome): void; timer: unknown }) | undefined;
+  readonly #wait: PendingWait<PendingApproval, Extract<ApprovalOutcome, { by: string }>>;
 
   constructor(
     private readonly owner: Principal,
-    private readonly now: () => number,
-    private readonly timers: {
-      setTimer(cb: () => void, ms: number): unknown;
-      clearTimer(handle: unknown): void;
-    },
-  ) {}
+    now: () => number,
+    timers: WaitTimers,
+  ) {
+    this.#wait = new PendingWait(now, timers, 'an approval');
+  }
 
   get pending(): PendingApproval | undefined {
-    const p = this.#pending;
+    const p = this.#wait.request;
     return p === undefined
       ? undefined
       : { actId: p.actId, tool: p.tool, input: p.input, inputHash: p.inputHash, expiresAt: p.expiresAt };
@@ -60,26 +60,12 @@ export class Approvals {
    * synchronously at that moment (the run resumes before anyone reads its state again).
    */
   wait(request: PendingApproval, onSettled: () => void): Promise<ApprovalOutcome> {
-    if (this.#pending !== undefined) throw new Error('an approval is already pending');
-    return new Promise((resolve) => {
-      const settle = (outcome: ApprovalOutcome): void => {
-        if (this.#pending?.actId !== request.actId) return;
-        this.timers.clearTimer(this.#pending.timer);
-        this.#pending = undefined;
-        onSettled();
-        resolve(outcome);
-      };
-      const timer = this.timers.setTimer(
-        () => settle({ kind: 'expired', at: this.now() }),
-        Math.max(0, request.expiresAt - this.now()),
-      );
-      this.#pending = { ...request, settle, timer };
-    });
+    return this.#wait.open(request, onSettled);
   }
 
   /** Answers the pending approval: refused (as data) unless user, act, input and time all match. */
   answer(decision: ApprovalDecision): ApprovalAnswer {
-    const pending = this.#pending;
+    const pending = this.#wait.request;
     if (pending === undefined || pending.actId !== decision.actId) {
       return {
         ok: false,
@@ -101,22 +87,17 @@ export class Approvals {
         message: 'inputHash does not match the input waiting for approval',
       };
     }
-    const at = this.now();
-    if (at >= pending.expiresAt) {
-      pending.settle({ kind: 'expired', at });
-      return { ok: false, code: 'TIMEOUT', message: 'the approval expired' };
-    }
-    pending.settle(
-      decision.approve
-        ? { kind: 'approved', by: decision.by.id, at }
-        : { kind: 'declined', by: decision.by.id, at },
+    const by = decision.by.id;
+    const settled = this.#wait.answer((at) =>
+      decision.approve ? { kind: 'approved', by, at } : { kind: 'declined', by, at },
     );
+    if (settled === 'expired') return { ok: false, code: 'TIMEOUT', message: 'the approval expired' };
     return { ok: true, actId: decision.actId, approved: decision.approve };
   }
 
   /** The run was cancelled (or failed): a pending approval ends now, unanswered. */
   close(): void {
-    this.#pending?.settle({ kind: 'cancelled', at: this.now() });
+    this.#wait.close();
   }
 }
 

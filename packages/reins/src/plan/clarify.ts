@@ -1,6 +1,7 @@
 import type { ErrorCode } from '../errors.js';
 import type { ClarifyCandidate } from '../events.js';
 import type { Principal } from '../principal.js';
+import { PendingWait, type WaitTimers } from '../loop/pending-wait.js';
 
 /**
  * How a run asks its user (opt-in for ReAct agents; on for plan agents with these defaults):
@@ -52,21 +53,20 @@ export const MAX_ANSWER_CHARS = 500;
  * run's own user, before it expires. Mirrors `Approvals`.
  */
 export class Clarifications {
-  #pending: (PendingQuestion & { settle(outcome: ClarifyOutcome): void; timer: unknown }) | undefined;
+  readonly #wait: PendingWait<PendingQuestion, Extract<ClarifyOutcome, { kind: 'answered' }>>;
   /** Questions asked so far in the run. */
   asked = 0;
 
   constructor(
     private readonly owner: Principal,
-    private readonly now: () => number,
-    private readonly timers: {
-      setTimer(cb: () => void, ms: number): unknown;
-      clearTimer(handle: unknown): void;
-    },
-  ) {}
+    now: () => number,
+    timers: WaitTimers,
+  ) {
+    this.#wait = new PendingWait(now, timers, 'a question');
+  }
 
   get pending(): PendingQuestion | undefined {
-    const p = this.#pending;
+    const p = this.#wait.request;
     if (p === undefined) return undefined;
     const { questionId, question, field, stepId, candidates, expiresAt } = p;
     return { questionId, question, field, stepId, candidates, expiresAt };
@@ -74,26 +74,13 @@ export class Clarifications {
 
   /** Opens a question; resolves when answered, expired or cancelled. `onSettled` runs synchronously then. */
   wait(question: PendingQuestion, onSettled: () => void): Promise<ClarifyOutcome> {
-    if (this.#pending !== undefined) throw new Error('a question is already pending');
+    const opened = this.#wait.open(question, onSettled);
     this.asked++;
-    return new Promise((resolve) => {
-      const settle = (outcome: ClarifyOutcome): void => {
-        if (this.#pending?.questionId !== question.questionId) return;
-        this.timers.clearTimer(this.#pending.timer);
-        this.#pending = undefined;
-        onSettled();
-        resolve(outcome);
-      };
-      const timer = this.timers.setTimer(
-        () => settle({ kind: 'expired', at: this.now() }),
-        Math.max(0, question.expiresAt - this.now()),
-      );
-      this.#pending = { ...question, settle, timer };
-    });
+    return opened;
   }
 
   answer(answer: ClarifyAnswer): ClarifyAnswerResult {
-    const pending = this.#pending;
+    const pending = this.#wait.request;
     if (pending === undefined || pending.questionId !== answer.questionId) {
       return {
         ok: false,
@@ -116,17 +103,14 @@ export class Clarifications {
         message: `the answer must be a non-blank string of at most ${MAX_ANSWER_CHARS} characters`,
       };
     }
-    const at = this.now();
-    if (at >= pending.expiresAt) {
-      pending.settle({ kind: 'expired', at });
+    if (this.#wait.answer((at) => ({ kind: 'answered', value, at })) === 'expired') {
       return { ok: false, code: 'TIMEOUT', message: 'the question expired' };
     }
-    pending.settle({ kind: 'answered', value, at });
     return { ok: true, questionId: answer.questionId };
   }
 
   /** The run was cancelled: a pending question ends now, unanswered. */
   close(): void {
-    this.#pending?.settle({ kind: 'cancelled', at: this.now() });
+    this.#wait.close();
   }
 }

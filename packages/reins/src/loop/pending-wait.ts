@@ -1,0 +1,71 @@
+/** The timer functions a wait uses (`RunDeps` provides them; tests fake them). */
+export interface WaitTimers {
+  setTimer(cb: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+/** How a wait ends without an answer: its time passed, or the run was cancelled. */
+export type WaitEnd =
+  { readonly kind: 'expired'; readonly at: number } | { readonly kind: 'cancelled'; readonly at: number };
+
+/**
+ * One thing a run waits on its user for (an approval, a question): at most one at a time,
+ * settled exactly once — by an answer, at its expiry, or on cancel. The caller's
+ * `onSettled` runs synchronously at that moment, so the run resumes before anyone reads its
+ * state again. The checks of who may answer and with what stay with the caller.
+ */
+export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
+  #pending: { request: R; settle(outcome: Answer | WaitEnd): void; timer: unknown } | undefined;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly timers: WaitTimers,
+    /** Names the thing in the programmer error of opening two ("an approval"). */
+    private readonly what: string,
+  ) {}
+
+  /** The request waiting now, if any. */
+  get request(): R | undefined {
+    return this.#pending?.request;
+  }
+
+  /** Opens the wait; resolves when it is answered, expires or is cancelled. */
+  open(request: R, onSettled: () => void): Promise<Answer | WaitEnd> {
+    if (this.#pending !== undefined) throw new Error(`${this.what} is already pending`);
+    return new Promise((resolve) => {
+      const settle = (outcome: Answer | WaitEnd): void => {
+        if (this.#pending?.request !== request) return;
+        this.timers.clearTimer(this.#pending.timer);
+        this.#pending = undefined;
+        onSettled();
+        resolve(outcome);
+      };
+      const timer = this.timers.setTimer(
+        () => settle({ kind: 'expired', at: this.now() }),
+        Math.max(0, request.expiresAt - this.now()),
+      );
+      this.#pending = { request, settle, timer };
+    });
+  }
+
+  /**
+   * Settles the pending wait with the answer `make(at)` — or as expired when its time has
+   * passed by now (an answer that arrives late is refused, and the wait ends anyway).
+   */
+  answer(make: (at: number) => Answer): 'answered' | 'expired' | 'none' {
+    const pending = this.#pending;
+    if (pending === undefined) return 'none';
+    const at = this.now();
+    if (at >= pending.request.expiresAt) {
+      pending.settle({ kind: 'expired', at });
+      return 'expired';
+    }
+    pending.settle(make(at));
+    return 'answered';
+  }
+
+  /** The run was cancelled (or failed): a pending wait ends now, unanswered. */
+  close(): void {
+    this.#pending?.settle({ kind: 'cancelled', at: this.now() });
+  }
+}
