@@ -8,6 +8,7 @@ import { needsApproval, type AnyTool, type CheckResult, type ToolProgress } from
 import type { RunDeps } from '../util/deps.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
 import type { ToolPolicies } from '../policies/tool-policies.js';
+import type { RunLimits } from '../limits.js';
 import type { ApprovalOutcome } from './approvals.js';
 import type { AbortLike } from './run-abort.js';
 import { checkAgainst, describeIssues, sandboxInput, type Checked, type Issue } from './validate-io.js';
@@ -37,6 +38,32 @@ export interface ActEnv {
   approval?: ApprovalGate | undefined;
   /** Where tools' progress reports go (the loop, which sets it when it starts); absent = dropped. */
   progress?: ToolProgressSink | undefined;
+}
+
+/** A run's act environment from its parts (ReAct and plan runs build it the same way). */
+export function runActEnv(
+  registry: ReadonlyMap<string, AnyTool>,
+  principal: Principal,
+  runId: string,
+  signal: AbortLike,
+  limits: RunLimits,
+  blobStore: BlobStore,
+  deps: RunDeps,
+  policies: ToolPolicies | undefined,
+): ActEnv {
+  return {
+    registry,
+    principal,
+    runId,
+    signal,
+    defaultTimeoutMs: limits.toolTimeoutMs,
+    maxStringChars: limits.maxStringChars,
+    largeResultBytes: limits.largeResultBytes,
+    blobStore,
+    deps,
+    policies,
+    progress: undefined, // the run connects itself (one object per run, not a copy)
+  };
 }
 
 export interface ApprovalGate {

@@ -17,7 +17,7 @@ import type { ToolPolicies } from '../policies/tool-policies.js';
 import { readLargeField, type BlobStore } from '../blob-store.js';
 import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
 import { RunDeadline } from './run-deadline.js';
-import { defaultBlobStore } from './execute-action.js';
+import { defaultBlobStore, runActEnv } from './execute-action.js';
 import { parseReasonedDecision } from '../decision/structured-reasoning.js';
 import {
   Clarifications,
@@ -160,19 +160,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     clarify: clarifications === undefined ? undefined : { clarifications, options: options.clarify ?? {} },
     parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
     answer: options.answer,
-    act: {
-      registry,
-      principal,
-      runId,
-      signal: abort,
-      defaultTimeoutMs: limits.toolTimeoutMs,
-      maxStringChars: limits.maxStringChars,
-      largeResultBytes: limits.largeResultBytes,
-      blobStore,
-      deps,
-      policies: options.policies,
-      progress: undefined, // the loop connects itself (one object per run, not a copy)
-    },
+    act: runActEnv(registry, principal, runId, abort, limits, blobStore, deps, options.policies),
   }).then(cleanup, (thrown: unknown) => {
     // Last resort (runLoop ends its own log on errors): never leave a consumer hanging.
     if (!log.closed) {

@@ -15,6 +15,7 @@ import { ABORTED, callModel, type ModelCallSlot } from '../loop/call-model.js';
 import { EventLog } from '../loop/event-log.js';
 import {
   defaultBlobStore,
+  runActEnv,
   type ActEnv,
   type ApprovalGate,
   type ToolProgressSink,
@@ -106,18 +107,7 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
     taskState,
     maxPlanSteps,
     maxReplans,
-    act: {
-      registry,
-      principal,
-      runId,
-      signal: abort,
-      defaultTimeoutMs: limits.toolTimeoutMs,
-      maxStringChars: limits.maxStringChars,
-      largeResultBytes: limits.largeResultBytes,
-      blobStore,
-      deps,
-      policies: options.policies,
-    },
+    act: runActEnv(registry, principal, runId, abort, limits, blobStore, deps, options.policies),
   });
   const cleanup = (): void => {
     deadline.clear();
