@@ -77,7 +77,8 @@ describe('the playground and the pages around it, in Chromium', () => {
     await page.getByTestId('replay-file').setInputFiles(file);
     await page.getByTestId('replay').click();
     await expect.poll(() => output.getByTestId('run-status').textContent(), POLL).toContain('success');
-    expect(await output.locator('.step').count()).toBe(5);
+    // The status may still read the id replay's "success" while the file is read: wait for the steps.
+    await expect.poll(() => output.locator('.step').count(), POLL).toBe(5);
   });
 
   it('draws the plan graph from plan events and shows a clarifying question (replayed from a log)', async () => {
