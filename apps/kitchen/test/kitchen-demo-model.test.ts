@@ -1,4 +1,7 @@
 import { describe, expect, it } from 'vitest';
+import { runPlanAgent, type PlanStepEvent } from 'reins';
+import { kitchenAgent } from '../src/assistant/agent.js';
+import { toReinsPrincipal } from '../src/services/principal.js';
 import type { KitchenAnswer } from '../src/assistant/cards.js';
 import { detectIntent, foodOf } from '../src/assistant/demo/intent.js';
 import { kitchenDemoModel } from '../src/assistant/demo/kitchen-demo-model.js';
@@ -72,6 +75,32 @@ async function demoAsk(h: Harness, user: string, query: string) {
 describeEachBackend(
   'kitchen demo model over the real tools',
   (harness) => {
+    it('as a plan-and-execute agent: one round of independent steps, the answer from their results', async () => {
+      const h = harness();
+      const agent = kitchenAgent(h.services, {
+        model: kitchenDemoModel({ now: () => h.clock.now }),
+        nutrition: fakeNutrition().lookup,
+      });
+      const run = runPlanAgent({
+        ...agent,
+        query: '这周的菜单怎么安排？',
+        principal: toReinsPrincipal(await h.principal('laowang')),
+      });
+      const record = await run.result;
+      expect(record.status).toBe('success');
+      const plans = run.events.filter((e): e is PlanStepEvent => e.type === 'step' && e.phase === 'plan');
+      expect(plans).toHaveLength(1);
+      expect(plans[0]?.plan.steps.map((s) => [s.action, s.dependsOn])).toEqual([
+        ['meal_plan', []],
+        ['fridge_items', []],
+        ['household_preferences', []],
+      ]);
+      expect(record.format).toBe('structured');
+      expect(record.final_answer).toContain(KITCHEN_DEMO_NOTICE.zh);
+      expect(record.final_answer).toContain('虾'); // 老王家's allergy, read by the plan's step
+      expect(record.final_answer).not.toContain('花生');
+    });
+
     it('each household gets its own data; every answer is labeled demo', async () => {
       const h = harness();
       const a = await demoAsk(h, 'xiaojia', '家里谁有过敏？');

@@ -78,6 +78,8 @@ export {
 } from './plan/plan-schema.js';
 export { validatePlan, type PlanValidation, type PlanValidationContext } from './plan/validate-plan.js';
 export { topologicalOrder } from './plan/find-cycle.js';
+/** How a planner request starts (a model serving both roles, like the demo models, tells them apart by it). */
+export { PLANNER_MARKER } from './plan/plan-prompt.js';
 export {
   codeWhitelist,
   formatValidator,

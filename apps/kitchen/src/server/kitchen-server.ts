@@ -61,16 +61,14 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
       ...(options.modelReason === undefined ? {} : { detail: options.modelReason }),
     }),
   };
+  const assistant = kitchenAgent(services, {
+    model: options.model,
+    nutrition: options.nutrition,
+    ...(options.nutritionTimeoutMs === undefined ? {} : { nutritionTimeoutMs: options.nutritionTimeoutMs }),
+  });
   const reins = createReinsServer({
-    agents: {
-      kitchen: kitchenAgent(services, {
-        model: options.model,
-        nutrition: options.nutrition,
-        ...(options.nutritionTimeoutMs === undefined
-          ? {}
-          : { nutritionTimeoutMs: options.nutritionTimeoutMs }),
-      }),
-    },
+    // The same tools, model and cards as a Plan-and-Execute agent too (the playground's "plan").
+    agents: { kitchen: assistant, 'kitchen-plan': { ...assistant, kind: 'plan' } },
     authenticate: kitchenAuthenticate(services.auth),
     healthChecks: checks,
     ...(options.redis === undefined ? {} : { redis: options.redis }),

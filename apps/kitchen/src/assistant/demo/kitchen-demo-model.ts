@@ -1,4 +1,4 @@
-import { estimateTokens, type Model, type ModelRequest, type ModelResult } from 'reins';
+import { estimateTokens, PLANNER_MARKER, type Model, type ModelRequest, type ModelResult } from 'reins';
 import { localDate } from './dates.js';
 import { detectIntent, foodOf, isChinese } from './intent.js';
 import { nextCalls } from './plan-calls.js';
@@ -43,6 +43,8 @@ function decide(request: ModelRequest, today: string): Record<string, unknown> {
   const intent = detectIntent(query);
   const food = intent === 'nutrition' ? foodOf(query) : undefined;
   const seen = readSeen(request.messages);
+  if (request.messages[0]?.content.startsWith(PLANNER_MARKER) === true)
+    return plan(intent, seen, today, food);
   const offered = new Set(request.tools.map((t) => t.name));
   const calls = request.finalStep
     ? []
@@ -56,5 +58,30 @@ function decide(request: ModelRequest, today: string): Record<string, unknown> {
   return {
     thought: `intent ${intent}: answering from ${seen.all.length} observation(s)`,
     final: writeAnswer(intent, seen, { zh: isChinese(query), today, food }),
+  };
+}
+
+/**
+ * As the planner of a plan-and-execute agent: the first round of the same calls, as independent
+ * steps (they run side by side); the responder request is then answered like a final step.
+ * A plan cannot feed the fridge into a recipe search (the names are data, not a field), so a
+ * plan answer has what one round finds.
+ */
+function plan(
+  intent: ReturnType<typeof detectIntent>,
+  seen: ReturnType<typeof readSeen>,
+  today: string,
+  food: string | undefined,
+): Record<string, unknown> {
+  const calls = nextCalls(intent, seen, today, food);
+  if (calls.length === 0) {
+    return {
+      thought: `intent ${intent}: nothing to look up`,
+      ask: '想查什么？冰箱、快过期的食材、本周菜单、过敏或某样食物的营养。/ What should I look up: the fridge, what expires soon, this week’s plan, allergies, or a food’s nutrition?',
+    };
+  }
+  return {
+    thought: `intent ${intent}: ${calls.length} independent step(s)`,
+    steps: calls.map((c, i) => ({ id: `s${i + 1}`, action: c.action, input: c.input, dependsOn: [] })),
   };
 }
