@@ -79,9 +79,12 @@ describe.each(cases)(
       const record = await run.result;
       expect(record.status).toBe('success');
       const progress = run.events.filter((e) => e.type === 'step' && e.phase === 'progress');
-      // The server sends 1, 2, 3 before the result; over stdio on 2026-07-28 the client SDK may
-      // handle the result before the last notification (then drops it), so the tail is not asserted.
-      expect(progress.map((e) => (e as { progress?: number }).progress).slice(0, 2)).toEqual([1, 2]);
+      // The server sends 1, 2, 3 before the result; when the client process falls behind (a
+      // loaded machine), the SDK may handle the result before the notifications that came in the
+      // same read and drop them, so only the first is certain: then the rest in order, none made up.
+      const values = progress.map((e) => (e as { progress?: number }).progress);
+      expect(values[0]).toBe(1);
+      expect(values).toEqual([1, 2, 3].slice(0, values.length));
       expect(progress[0]).toMatchObject({ tool: 'slow_count', total: 3, message: 'step 1' });
     });
 
