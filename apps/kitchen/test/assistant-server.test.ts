@@ -1,4 +1,5 @@
 import { expect, it } from 'vitest';
+import { pino } from 'pino';
 import { createReinsServer } from '@reins/server';
 import type { Principal } from 'reins';
 import { scriptModel } from 'reins/testing';
@@ -10,6 +11,7 @@ import { describeEachBackend, type Harness } from './harness.js';
 /** The Reins server with the kitchen agent; the principal comes from the kitchen session only. */
 function server(h: Harness, replies: Parameters<typeof scriptModel>[0]) {
   return createReinsServer({
+    logger: pino({ level: 'silent' }), // the default logs every run to stdout
     agents: {
       kitchen: kitchenAgent(h.services, { model: scriptModel(replies), nutrition: fakeNutrition().lookup }),
     },
