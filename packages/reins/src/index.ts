@@ -167,5 +167,6 @@ export { ToolError, ERROR_CODES, isErrorCode, type ErrorCode, type ErrorData } f
 export { maskPii, maskPiiText } from './sanitize/mask-pii.js';
 export { canonicalJson } from './util/canonical-json.js';
 export { defaultDeps, type RunDeps } from './util/deps.js';
+export { FollowCursor } from './util/follow-cursor.js';
 export { demoModel, DEMO_NOTICE } from './models/demo-model.js';
 export { ScriptModel, scriptModel, parseScript, type ScriptReply } from './models/script-model.js';

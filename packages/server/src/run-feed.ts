@@ -1,4 +1,4 @@
-import type { AgentRun, RunEvent, RunStatus } from 'reins';
+import { FollowCursor, type AgentRun, type RunEvent, type RunStatus } from 'reins';
 
 /** Where a run is: executing, stopped for its user (`awaiting_…`), or ended for good. */
 export type RunPhase = 'running' | 'paused' | 'ended';
@@ -129,75 +129,32 @@ export class RunFeed {
   }
 }
 
-const END: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-
-/** One reader's position in the feed (a plain iterator: `return()` ends a pending `next()` at once). */
-class FeedCursor implements AsyncIterableIterator<RunEvent> {
+/** One reader's position in the feed (`return()` ends a pending `next()` at once). */
+class FeedCursor extends FollowCursor<RunEvent> {
   #next: number;
-  #finished = false;
-  readonly #pending: ((result: IteratorResult<RunEvent, undefined>) => void)[] = [];
-  #listening = false;
 
   constructor(
     private readonly feed: RunFeed,
     fromSeq: number,
     private readonly until: FollowUntil,
   ) {
+    super();
     this.#next = Math.max(0, fromSeq);
   }
 
-  next(): Promise<IteratorResult<RunEvent, undefined>> {
-    if (this.#pending.length === 0) {
-      const ready = this.#take();
-      if (ready !== undefined) return Promise.resolve(ready);
-    }
-    return new Promise((resolve) => {
-      this.#pending.push(resolve);
-      this.#listen();
-    });
+  protected waitForChange(wake: () => void): void {
+    this.feed.onChange(wake);
   }
 
-  return(): Promise<IteratorResult<RunEvent, undefined>> {
-    this.#finished = true;
-    this.#answerPending();
-    return Promise.resolve(END);
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<RunEvent> {
-    return this;
-  }
-
-  #listen(): void {
-    if (this.#listening) return;
-    this.#listening = true;
-    this.feed.onChange(() => {
-      this.#listening = false;
-      this.#answerPending();
-      if (this.#pending.length > 0) this.#listen();
-    });
-  }
-
-  #answerPending(): void {
-    while (this.#pending.length > 0) {
-      const ready = this.#take();
-      if (ready === undefined) return;
-      this.#pending.shift()?.(ready);
-    }
-  }
-
-  #take(): IteratorResult<RunEvent, undefined> | undefined {
-    if (this.#finished) return END;
+  protected take(): IteratorResult<RunEvent, undefined> | undefined {
     const events = this.feed.events;
     if (this.#next < events.length) {
       const event = events[this.#next++] as RunEvent;
-      if (event.type === 'done' && this.#endsAt(event.status, events.length)) this.#finished = true;
+      if (event.type === 'done' && this.#endsAt(event.status, events.length)) this.finished = true;
       return { done: false, value: event };
     }
     const phase = this.feed.phase;
-    if (phase === 'ended' || (this.until === 'stop' && phase === 'paused')) {
-      this.#finished = true;
-      return END;
-    }
+    if (phase === 'ended' || (this.until === 'stop' && phase === 'paused')) return this.end();
     return undefined;
   }
 

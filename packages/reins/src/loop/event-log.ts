@@ -1,5 +1,6 @@
 import type { EventDraft, RunEvent } from '../events.js';
 import { CallbackList } from '../util/callback-list.js';
+import { FollowCursor } from '../util/follow-cursor.js';
 
 /**
  * The run's append-only event log. It is the evidence (the record is derived from it) and
@@ -78,63 +79,23 @@ export class EventLog {
   }
 }
 
-const END: IteratorReturnResult<undefined> = Object.freeze({ done: true, value: undefined });
-
-class LogCursor implements AsyncIterableIterator<RunEvent> {
+/** One reader's position in the log: replays from its start, then follows until the run stops. */
+class LogCursor extends FollowCursor<RunEvent> {
   #next: number;
-  #finished = false;
-  // `next()` calls waiting for events, answered in call order (a caller may have several).
-  readonly #pending: ((result: IteratorResult<RunEvent, undefined>) => void)[] = [];
-  #listening = false;
 
   constructor(
     private readonly log: EventLog,
     from: number,
   ) {
+    super();
     this.#next = from;
   }
 
-  next(): Promise<IteratorResult<RunEvent, undefined>> {
-    if (this.#pending.length === 0) {
-      const ready = this.#take();
-      if (ready !== undefined) return Promise.resolve(ready);
-    }
-    return new Promise((resolve) => {
-      this.#pending.push(resolve);
-      this.#listen();
-    });
+  protected waitForChange(wake: () => void): void {
+    this.log.onNextAppend(wake);
   }
 
-  return(): Promise<IteratorResult<RunEvent, undefined>> {
-    this.#finished = true;
-    this.#answerPending();
-    return Promise.resolve(END);
-  }
-
-  [Symbol.asyncIterator](): AsyncIterableIterator<RunEvent> {
-    return this;
-  }
-
-  #listen(): void {
-    if (this.#listening) return;
-    this.#listening = true;
-    this.log.onNextAppend(() => {
-      this.#listening = false;
-      this.#answerPending();
-      if (this.#pending.length > 0) this.#listen();
-    });
-  }
-
-  #answerPending(): void {
-    while (this.#pending.length > 0) {
-      const ready = this.#take();
-      if (ready === undefined) return;
-      this.#pending.shift()?.(ready);
-    }
-  }
-
-  #take(): IteratorResult<RunEvent, undefined> | undefined {
-    if (this.#finished) return END;
+  protected take(): IteratorResult<RunEvent, undefined> | undefined {
     const events = this.log.events;
     if (this.#next < events.length) {
       const event = events[this.#next++] as RunEvent;
@@ -144,14 +105,10 @@ class LogCursor implements AsyncIterableIterator<RunEvent> {
         event.type === 'done' &&
         (!event.status.startsWith('awaiting_') || (this.log.closed && this.#next === events.length))
       ) {
-        this.#finished = true;
+        this.finished = true;
       }
       return { done: false, value: event };
     }
-    if (this.log.closed) {
-      this.#finished = true;
-      return END;
-    }
-    return undefined;
+    return this.log.closed ? this.end() : undefined;
   }
 }
