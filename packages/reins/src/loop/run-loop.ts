@@ -12,7 +12,8 @@ import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 import { actOn, type ActEnv, type ApprovalGate, type ToolProgressSink } from './execute-action.js';
-import { inputHash, type ApprovalOutcome, type Approvals } from './approvals.js';
+import type { ApprovalOutcome, Approvals } from './approvals.js';
+import { pauseForApproval } from './pause-for-approval.js';
 import type { ToolProgress } from '../tool.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
@@ -369,26 +370,20 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     return endedAt;
   }
 
-  /**
-   * Pauses the run before a call that needs approval: `approval` (exact input and its hash)
-   * then `done {awaiting_approval}`, the deadline stopped; resumes in the same log when the
-   * user answers, the approval expires or the run is cancelled.
-   */
-  async requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome> {
+  /** Pauses the run before a call that needs approval (see `pauseForApproval`). */
+  requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome> {
     const { log, deps, limits, approvals, deadline } = this.#ctx;
-    const hash = await inputHash(input);
-    if (approvals === undefined || this.#act.signal.aborted || log.closed)
-      return { kind: 'cancelled', at: deps.now() };
-    const expiresAt = deps.now() + limits.approvalTtlMs;
-    const index = this.#completed + 1;
-    log.append({ type: 'approval', index, actId, tool, input, inputHash: hash, expiresAt });
-    const answered = approvals.wait({ actId, tool, input, inputHash: hash, expiresAt }, () => {
-      log.reopen();
-      deadline?.resume();
-    });
-    this.#done('awaiting_approval');
-    deadline?.pause();
-    return answered;
+    const pause = {
+      log,
+      deps,
+      approvals,
+      deadline,
+      ttlMs: limits.approvalTtlMs,
+      index: this.#completed + 1,
+      aborted: () => this.#act.signal.aborted,
+      done: (status: RunStatus) => this.#done(status),
+    };
+    return pauseForApproval(pause, actId, tool, input);
   }
 
   /**

@@ -10,7 +10,8 @@ import { timeoutHierarchy, type TimeoutHierarchy } from '../timeout-hierarchy.js
 import type { AnyTool, ToolProgress } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
 import { RUN_CANCELLED, RUN_DEADLINE } from '../loop/abort-reasons.js';
-import { inputHash, Approvals, type ApprovalOutcome } from '../loop/approvals.js';
+import { Approvals, type ApprovalOutcome } from '../loop/approvals.js';
+import { pauseForApproval } from '../loop/pause-for-approval.js';
 import { ABORTED, callModel, type ModelCallSlot } from '../loop/call-model.js';
 import { EventLog } from '../loop/event-log.js';
 import {
@@ -380,23 +381,25 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   }
 
   /** Pauses before a step whose tool needs approval (same protocol as the ReAct loop). */
-  async requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome> {
+  requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome> {
     const { log, deps, limits } = this;
     const { approvals, deadline } = this.#setup;
-    const hash = await inputHash(input);
-    if (this.aborted || log.closed) return { kind: 'cancelled', at: deps.now() };
-    const expiresAt = deps.now() + limits.approvalTtlMs;
-    const index = Math.max(1, this.#modelSteps);
-    log.append({ type: 'approval', index, actId, tool, input, inputHash: hash, expiresAt });
-    const pausedAt = deps.now();
-    const answered = approvals.wait({ actId, tool, input, inputHash: hash, expiresAt }, () => {
-      log.reopen();
-      deadline.resume();
-      this.#pausedMs += deps.now() - pausedAt;
-    });
-    this.#done('awaiting_approval');
-    deadline.pause();
-    return answered;
+    let pausedAt = 0;
+    const pause = {
+      log,
+      deps,
+      approvals,
+      deadline,
+      ttlMs: limits.approvalTtlMs,
+      index: Math.max(1, this.#modelSteps),
+      aborted: () => this.aborted,
+      done: (status: RunStatus) => {
+        pausedAt = deps.now();
+        this.#done(status);
+      },
+      onResume: () => (this.#pausedMs += deps.now() - pausedAt),
+    };
+    return pauseForApproval(pause, actId, tool, input);
   }
 
   toolProgress(actId: string, tool: string, update: ToolProgress): void {
