@@ -176,15 +176,15 @@ const MUTANTS = [
   ],
   [
     'tool concurrency unbounded',
-    `${loop}run-loop.ts`,
-    'while (running.size >= limits.toolConcurrency)',
+    `${loop}schedule-calls.ts`,
+    'while (running.size >= concurrency)',
     'while (false)',
   ],
   [
     'a call that may change something does not run alone',
-    `${loop}run-loop.ts`,
-    "const alone = call.kind === 'run' && runsAlone(act.registry, call.tool);",
-    'const alone = false;',
+    `${loop}schedule-calls.ts`,
+    'const byItself = alone(call);',
+    'const byItself = false;',
   ],
   ['calls per step unbounded', `${loop}resolve-turn.ts`, 'if (i >= maxCallsPerStep) {', 'if (false) {'],
   [

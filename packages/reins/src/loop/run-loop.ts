@@ -14,6 +14,7 @@ import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 import { actOn, type ActEnv, type ApprovalGate, type ToolProgressSink } from './execute-action.js';
 import type { ApprovalOutcome, Approvals } from './approvals.js';
 import { pauseForApproval } from './pause-for-approval.js';
+import { scheduleCalls } from './schedule-calls.js';
 import type { ToolProgress } from '../tool.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
@@ -282,25 +283,14 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
    */
   async #actMany(step: number, calls: readonly PlannedCall[], reasonEnd: number): Promise<Observation[]> {
     const act = this.#act;
-    const { limits } = this.#ctx;
     const observations = new Array<Observation>(calls.length);
-    const running = new Set<Promise<void>>();
-    for (let i = 0; i < calls.length; i++) {
-      const call = calls[i] as PlannedCall;
-      const alone = call.kind === 'run' && runsAlone(act.registry, call.tool);
-      if (alone) await Promise.all(running);
-      else while (running.size >= limits.toolConcurrency) await Promise.race(running);
-      if (act.signal.aborted) break;
-      const pending = this.#startCall(step, call, i === 0 ? reasonEnd : undefined, observations, i);
-      if (pending === undefined) continue;
-      if (alone) {
-        await pending;
-        continue;
-      }
-      const tracked: Promise<void> = pending.then(() => void running.delete(tracked));
-      running.add(tracked);
-    }
-    await Promise.all(running);
+    await scheduleCalls(
+      calls,
+      this.#ctx.limits.toolConcurrency,
+      (call) => call.kind === 'run' && runsAlone(act.registry, call.tool),
+      () => act.signal.aborted,
+      (call, i) => this.#startCall(step, call, i === 0 ? reasonEnd : undefined, observations, i),
+    );
     return observations;
   }
 
