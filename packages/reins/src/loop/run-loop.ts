@@ -24,7 +24,7 @@ import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events
 import type { DecisionParse } from '../decision/index.js';
 import type { ClarifyOptions, Clarifications } from '../plan/clarify.js';
 import { askUser } from '../plan/ask-user.js';
-import { observationsOf, parseSummary, refusal, runsAlone } from './step-rules.js';
+import { observationsOf, reasonDraft, refusal, runsAlone } from './step-rules.js';
 import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
 
 export interface LoopContext {
@@ -175,21 +175,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
           : (this.#ctx.parse ?? parseDecision)(result.text);
         const reasonEnd = deps.now();
         log.append(
-          {
-            type: 'step',
-            phase: 'reason',
-            index: step,
-            startedAt: reasonStart,
-            endedAt: reasonEnd,
-            durationMs: reasonEnd - reasonStart,
-            model: result.model ?? model.name,
-            toolsOffered: !finalStep,
-            raw: result.text,
-            usage: result.usage,
-            parse: parseSummary(parse),
-            decision: parse.ok ? parse.value : undefined,
-            toolCalls: native ? toolCalls : undefined,
-          },
+          reasonDraft(step, reasonStart, reasonEnd, model.name, !finalStep, result, parse),
           reasonEnd,
         );
 

@@ -2,6 +2,7 @@ import type { DecisionParse, ParseVia } from '../decision/index.js';
 import type { ErrorCode } from '../errors.js';
 import type { ReasonStep, RunEvent } from '../events.js';
 import type { Observation } from '../observation.js';
+import type { ModelResult } from '../model.js';
 import { needsApproval, type AnyTool } from '../tool.js';
 
 // The small rules of one step that need no loop state: which calls run alone, what a
@@ -51,4 +52,32 @@ export function observationsOf(events: readonly RunEvent[]): Observation[] {
     if (event.type === 'step' && event.phase === 'observe') found.push(event.observation);
   }
   return found;
+}
+
+/** The `reason` event of one model step: what the model said, how it parsed, what it cost. */
+export function reasonDraft(
+  step: number,
+  startedAt: number,
+  endedAt: number,
+  modelName: string,
+  toolsOffered: boolean,
+  result: Extract<ModelResult, { ok: true }>,
+  parse: DecisionParse,
+): Omit<ReasonStep, 'runId' | 'seq' | 'at'> {
+  const toolCalls = result.toolCalls;
+  return {
+    type: 'step',
+    phase: 'reason',
+    index: step,
+    startedAt,
+    endedAt,
+    durationMs: endedAt - startedAt,
+    model: result.model ?? modelName,
+    toolsOffered,
+    raw: result.text,
+    usage: result.usage,
+    parse: parseSummary(parse),
+    decision: parse.ok ? parse.value : undefined,
+    toolCalls: toolCalls !== undefined && toolCalls.length > 0 ? toolCalls : undefined,
+  };
 }

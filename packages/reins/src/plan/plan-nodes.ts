@@ -1,6 +1,6 @@
 import { instructionsWithAnswer } from '../answer-format.js';
 import { parseDecision } from '../decision/index.js';
-import { parseSummary } from '../loop/step-rules.js';
+import { reasonDraft } from '../loop/step-rules.js';
 import { executePlan } from './execute-plan.js';
 import type { PlanContext, PlanNode, PlanState } from './nodes.js';
 import { parsePlannerReply, type Plan, type PlanProblem } from './plan-schema.js';
@@ -208,23 +208,7 @@ export const responderNode: PlanNode = {
     const endedAt = ctx.deps.now();
     if (!result.ok) return modelFailed(state, ctx, result.error);
     const parse = parseDecision(result.text);
-    ctx.log.append(
-      {
-        type: 'step',
-        phase: 'reason',
-        index: ctx.modelSteps,
-        startedAt,
-        endedAt,
-        durationMs: endedAt - startedAt,
-        model: result.model ?? 'model',
-        toolsOffered: false,
-        raw: result.text,
-        usage: result.usage,
-        parse: parseSummary(parse),
-        decision: parse.ok ? parse.value : undefined,
-      },
-      endedAt,
-    );
+    ctx.log.append(reasonDraft(ctx.modelSteps, startedAt, endedAt, 'model', false, result, parse), endedAt);
     const decision = parse.ok ? parse.value : undefined;
     state.end =
       decision?.kind === 'final'
