@@ -170,3 +170,22 @@ export { defaultDeps, type RunDeps } from './util/deps.js';
 export { FollowCursor } from './util/follow-cursor.js';
 export { demoModel, DEMO_NOTICE } from './models/demo-model.js';
 export { ScriptModel, scriptModel, parseScript, type ScriptReply } from './models/script-model.js';
+export {
+  isPausedStatus,
+  statusAfter,
+  type JsonValue,
+  type LoadedRun,
+  type NewStoredRun,
+  type RunStore,
+  type StoredRun,
+  type StoredRunStatus,
+} from './store/run-store.js';
+export { memoryRunStore } from './store/memory-run-store.js';
+export {
+  conversationTitle,
+  type Conversation,
+  type ConversationStore,
+  type ConversationTurn,
+  type LoadedConversation,
+} from './store/conversation-store.js';
+export type { Embedder, MemoryItem, MemoryStore, RecallOptions, RecalledMemory } from './store/memory-store.js';
