@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   'CHECK_FAILED', // the tool's result failed its business rule
   'MODEL_FAILED', // the model call returned an error
   'INTERNAL', // a bug: a tool or model broke its contract
+  'OUTCOME_UNKNOWN', // a call that may change something was cut off by a crash: not repeated, a person checks
 ] as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[number];

@@ -13,9 +13,19 @@ export type RunStatus =
 /**
  * Which limit ended a `stopped` run. Plan runs add: `invalid_plan` (still invalid after the
  * bounded re-plan), `unanswered` (a question was needed after the cap of questions, or a
- * question timed out, and no default was configured).
+ * question timed out, and no default was configured). Durable runs add, after a crash:
+ * `outcome_unknown` (a call that may change something had started and left no observation,
+ * so it is not made again: a person must check) and `interrupted` (the run was running when
+ * the process stopped and resuming is turned off).
  */
-export type StopReason = 'max_steps' | 'repeated_action' | 'deadline' | 'invalid_plan' | 'unanswered';
+export type StopReason =
+  | 'max_steps'
+  | 'repeated_action'
+  | 'deadline'
+  | 'invalid_plan'
+  | 'unanswered'
+  | 'outcome_unknown'
+  | 'interrupted';
 
 export type StepPhase = 'reason' | 'act' | 'observe' | 'plan' | 'progress';
 
@@ -226,6 +236,27 @@ export interface ClarifyEvent extends EventBase {
   readonly expiresAt: number;
 }
 
+/**
+ * A pause ended: how the approval or question was settled (answered by whom, expired, or
+ * cancelled), logged before anything the answer leads to. Evidence of who approved what, and
+ * what a run rebuilt from its log after a restart replays instead of waiting again.
+ */
+export interface ResumeEvent extends EventBase {
+  readonly type: 'resume';
+  /** The act whose approval this settles. */
+  readonly actId?: string | undefined;
+  /** The question this settles. */
+  readonly questionId?: string | undefined;
+  readonly outcome: ResumeOutcome;
+}
+
+export type ResumeOutcome =
+  | { readonly kind: 'approved'; readonly by: string; readonly at: number }
+  | { readonly kind: 'declined'; readonly by: string; readonly at: number }
+  | { readonly kind: 'answered'; readonly value: string; readonly at: number }
+  | { readonly kind: 'expired'; readonly at: number }
+  | { readonly kind: 'cancelled'; readonly at: number };
+
 export interface ErrorEvent extends EventBase {
   readonly type: 'error';
   readonly code: ErrorCode;
@@ -245,10 +276,10 @@ export interface DoneEvent extends EventBase {
 /**
  * `start → step* → message → done`; a failure is `… → error → done`; a pause is
  * `… → approval → done {awaiting_approval}` or `… → clarify → done {awaiting_input}`, and
- * the answer continues the same log.
+ * the answer continues the same log with `resume` first.
  */
 export type RunEvent =
-  StartEvent | StepEvent | ApprovalEvent | ClarifyEvent | MessageEvent | ErrorEvent | DoneEvent;
+  StartEvent | StepEvent | ApprovalEvent | ClarifyEvent | ResumeEvent | MessageEvent | ErrorEvent | DoneEvent;
 
 /** An event before the log stamps it with run id, sequence number and time. */
 export type EventDraft = RunEvent extends infer E

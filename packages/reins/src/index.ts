@@ -188,4 +188,10 @@ export {
   type ConversationTurn,
   type LoadedConversation,
 } from './store/conversation-store.js';
-export type { Embedder, MemoryItem, MemoryStore, RecallOptions, RecalledMemory } from './store/memory-store.js';
+export type {
+  Embedder,
+  MemoryItem,
+  MemoryStore,
+  RecallOptions,
+  RecalledMemory,
+} from './store/memory-store.js';

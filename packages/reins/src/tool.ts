@@ -88,6 +88,10 @@ export type CheckResult = true | string | { readonly code: ErrorCode; readonly m
  *   is open.
  * - `needsApproval`: the run pauses for the user's approval of the exact input before each
  *   call. Default: `!readOnly`.
+ * - `idempotent`: a tool that changes something but may be called again with the same
+ *   `ctx.actId` without doing it twice (the act id is its idempotency key). A durable run
+ *   resumed after a crash repeats an interrupted call only of read-only or idempotent tools;
+ *   any other interrupted call stops the run `outcome_unknown` for a person to check.
  */
 export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -99,6 +103,7 @@ export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   readonly policy?: ToolPolicy;
   readonly fallback?: ToolFallback;
   readonly needsApproval?: boolean;
+  readonly idempotent?: boolean;
   check?(output: z.output<O>, input: z.output<I>): CheckResult;
   run(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
 }

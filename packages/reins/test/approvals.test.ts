@@ -71,7 +71,20 @@ describe('approval of calls that change something', () => {
       status: 'ok',
       approval: { kind: 'approved', by: 'user-1' },
     });
-    expect(shape(run.events).slice(4)).toEqual(['done', 'step:observe', 'step:reason', 'message', 'done']);
+    // The resume is logged first: who approved, when (evidence, and what a restart replays).
+    expect(shape(run.events).slice(4)).toEqual([
+      'done',
+      'resume',
+      'step:observe',
+      'step:reason',
+      'message',
+      'done',
+    ]);
+    expect(run.events[5]).toMatchObject({
+      type: 'resume',
+      actId,
+      outcome: { kind: 'approved', by: 'user-1' },
+    });
     // Single use: the same approval again is refused.
     expect(run.approve({ by: owner, actId, inputHash, approve: true })).toMatchObject({
       ok: false,

@@ -176,12 +176,13 @@ describe('POST /v1/runs/:id/approve', () => {
     await next.ended;
     expect(next.response.statusCode).toBe(200);
     expect(next.response.headers['content-type']).toContain('text/event-stream');
-    expect(shape(next.events)).toEqual(['step:observe', 'step:reason', 'message', 'done']);
+    expect(shape(next.events)).toEqual(['resume', 'step:observe', 'step:reason', 'message', 'done']);
     expect(next.events.map((e) => e.seq)).toEqual([
       pauseDone + 1,
       pauseDone + 2,
       pauseDone + 3,
       pauseDone + 4,
+      pauseDone + 5,
     ]);
     expect(next.events.at(-1)).toMatchObject({ type: 'done', status: 'success' });
     expect(observeOf(next.events).observation).toMatchObject({
@@ -204,8 +205,8 @@ describe('POST /v1/runs/:id/approve', () => {
     expect(r.status).toBe(200);
     expect(r.body.record).toMatchObject({ run_id: runId, status: 'success', final_answer: 'ordered' });
     const events = r.body.events as RunEvent[];
-    expect(shape(events)).toEqual(['step:observe', 'step:reason', 'message', 'done']);
-    expect(events[0]?.seq).toBe(5);
+    expect(shape(events)).toEqual(['resume', 'step:observe', 'step:reason', 'message', 'done']);
+    expect(events[0]).toMatchObject({ seq: 5, type: 'resume', outcome: { kind: 'approved' } });
     expect(placed).toHaveLength(1);
   });
 
@@ -219,7 +220,14 @@ describe('POST /v1/runs/:id/approve', () => {
     const { runId, approval } = await pausedRun(url);
     const next = await openSse(approveUrl(url, runId), { body: answerOf(approval), headers: as('alice') });
     await next.ended;
-    expect(shape(next.events)).toEqual(['step:observe', 'step:reason', 'step:act', 'approval', 'done']);
+    expect(shape(next.events)).toEqual([
+      'resume',
+      'step:observe',
+      'step:reason',
+      'step:act',
+      'approval',
+      'done',
+    ]);
     expect(next.events.at(-1)).toMatchObject({ status: 'awaiting_approval' });
     const second = approvalOf(next.events);
     expect(second.input).toEqual({ item: 'milk', qty: 1 });
@@ -418,11 +426,19 @@ describe('GET /v1/runs/:id/events across a pause', () => {
 
     await postJson(approveUrl(url, runId), answerOf(approval), as('alice'));
     const across = await follow('2');
-    expect(shape(across)).toEqual(['approval', 'done', 'step:observe', 'step:reason', 'message', 'done']);
-    expect(across.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7, 8]);
+    expect(shape(across)).toEqual([
+      'approval',
+      'done',
+      'resume',
+      'step:observe',
+      'step:reason',
+      'message',
+      'done',
+    ]);
+    expect(across.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7, 8, 9]);
     expect(across.at(-1)).toMatchObject({ status: 'success' });
-    expect((await follow('4')).map((e) => e.seq)).toEqual([5, 6, 7, 8]);
-    expect(shape(await follow())).toHaveLength(9);
+    expect((await follow('4')).map((e) => e.seq)).toEqual([5, 6, 7, 8, 9]);
+    expect(shape(await follow())).toHaveLength(10);
   });
 });
 

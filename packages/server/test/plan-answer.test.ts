@@ -114,7 +114,15 @@ describe('plan agents over HTTP: a question, the answer, the resumed run', () =>
     expect(resumed.response.statusCode).toBe(200);
     expect(resumed.events[0]?.seq).toBe((client.events.at(-1)?.seq ?? 0) + 1);
     const rest = shape(resumed.events).filter((s) => s !== 'step:progress');
-    expect(rest).toEqual(['step:plan', 'step:act', 'step:observe', 'step:reason', 'message', 'done']);
+    expect(rest).toEqual([
+      'resume',
+      'step:plan',
+      'step:act',
+      'step:observe',
+      'step:reason',
+      'message',
+      'done',
+    ]);
     expect(resumed.events.find((e) => e.type === 'step' && e.phase === 'plan')).toMatchObject({
       version: 2,
       reason: 'clarified',
@@ -134,7 +142,11 @@ describe('plan agents over HTTP: a question, the answer, the resumed run', () =>
     );
     expect(answered.status).toBe(200);
     expect(answered.body.record).toMatchObject({ status: 'success', final_answer: '2 stays synced' });
-    expect((answered.body.events as RunEvent[])[0]?.type).toBe('step');
+    expect((answered.body.events as RunEvent[])[0]).toMatchObject({
+      type: 'resume',
+      outcome: { kind: 'answered', value: 'BJXH001' },
+    });
+    expect((answered.body.events as RunEvent[])[1]?.type).toBe('step');
   });
 
   it('refuses: another user (404), a bad body (400), another question (404), a run not waiting (409)', async () => {

@@ -1,4 +1,5 @@
 import type { ErrorCode } from '../errors.js';
+import type { ResumeOutcome } from '../events.js';
 import type { Principal } from '../principal.js';
 import { canonicalJson } from '../util/canonical-json.js';
 import { PendingWait, type WaitTimers } from './pending-wait.js';
@@ -59,8 +60,13 @@ export class Approvals {
    * Opens the approval of one act; resolves when it is answered or expires. `onSettled` runs
    * synchronously at that moment (the run resumes before anyone reads its state again).
    */
-  wait(request: PendingApproval, onSettled: () => void): Promise<ApprovalOutcome> {
+  wait(request: PendingApproval, onSettled: (outcome: ApprovalOutcome) => void): Promise<ApprovalOutcome> {
     return this.#wait.open(request, onSettled);
+  }
+
+  /** A rebuilt run: approvals settled in its history settle the same way again (see `RunReplay`). */
+  replaying(outcomeOf: (actId: string) => ResumeOutcome | undefined): void {
+    this.#wait.recorded = (a) => outcomeOf(a.actId) as ApprovalOutcome | undefined;
   }
 
   /** Answers the pending approval: refused (as data) unless user, act, input and time all match. */

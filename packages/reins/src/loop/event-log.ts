@@ -1,15 +1,34 @@
 import type { EventDraft, RunEvent } from '../events.js';
 import { CallbackList } from '../util/callback-list.js';
 import { FollowCursor } from '../util/follow-cursor.js';
+import { LogWriter, type LogWriterOptions, type EventSink } from './log-writer.js';
+import type { RunReplay } from './run-replay.js';
+
+/** Makes a run's log durable: its sink, and (for a run rebuilt after a restart) its history. */
+export interface DurableLog {
+  readonly sink: EventSink;
+  readonly writer?: Omit<LogWriterOptions, 'now' | 'setTimer'>;
+  readonly setTimer: (callback: () => void, ms: number) => unknown;
+}
 
 /**
  * The run's append-only event log. It is the evidence (the record is derived from it) and
  * the stream: every iterator replays from the first event, then follows live until `done`.
  * A paused run's log ends with `done {awaiting_…}` and grows again when it resumes
  * (follow it again from the next sequence number).
+ *
+ * A durable log (`DurableLog`) publishes an event only once its sink has stored it: readers
+ * (`published`, `follow`, `onStop`) see the stored prefix; the run itself reads `events`.
+ * A log rebuilt from its history (`RunReplay`) starts with the history published and hands
+ * back the recorded event for each event the replayed run appends again (see `RunReplay`):
+ * callers that need an id from the event they appended read it from the returned event.
  */
 export class EventLog {
-  readonly #events: RunEvent[] = [];
+  readonly #events: RunEvent[];
+  /** What readers see: the same array when nothing needs storing first. */
+  readonly #published: RunEvent[];
+  readonly #writer: LogWriter | undefined;
+  #replay: RunReplay | undefined;
   // Iterators waiting for the next event: usually none or one.
   readonly #waiters = new CallbackList();
   // Callers waiting for the run to stop (end or pause); made when the first one asks.
@@ -20,19 +39,55 @@ export class EventLog {
   constructor(
     private readonly runId: string,
     private readonly now: () => number,
-  ) {}
+    durable?: DurableLog,
+    replay?: RunReplay,
+  ) {
+    this.#events = replay === undefined ? [] : [...replay.history];
+    this.#published = durable === undefined ? this.#events : [...this.#events];
+    if (replay?.replaying === true) this.#replay = replay;
+    if (durable !== undefined) {
+      const options = { ...durable.writer, now, setTimer: durable.setTimer };
+      this.#writer = new LogWriter(durable.sink, (n) => this.#publish(n), options, this.#events.length);
+    }
+  }
 
+  /** Every event the run appended, stored or not (the run's own view). */
   get events(): readonly RunEvent[] {
     return this.#events;
+  }
+
+  /** What readers may see: every event of a log without a sink; the stored prefix of a durable one. */
+  get published(): readonly RunEvent[] {
+    return this.#published;
   }
 
   get closed(): boolean {
     return this.#closed;
   }
 
-  /** Stamps `draft` (a fresh object the caller gives up) with run id, sequence and time (now, unless given). */
+  /** Stopped (ended or paused), and readers can see it: every event is published. */
+  get stoppedVisibly(): boolean {
+    return this.#closed && this.#published.length === this.#events.length;
+  }
+
+  /**
+   * Stamps `draft` (a fresh object the caller gives up) with run id, sequence and time (now,
+   * unless given) and returns it — or, replaying, the recorded event (see the class comment).
+   */
   append(draft: EventDraft, at: number = this.now()): RunEvent {
     if (this.#closed) throw new Error(`run ${this.runId}: event after done`);
+    const replay = this.#replay;
+    if (replay !== undefined) {
+      const recorded = replay.match(draft);
+      if (!replay.replaying) this.#replay = undefined;
+      if (recorded === 'drop') return { ...draft, runId: this.runId, seq: -1, at } as RunEvent;
+      if (recorded !== undefined) {
+        this.#note(recorded);
+        this.#waiters.drain();
+        if (recorded.type === 'done') this.#stopWaiters?.drain();
+        return recorded;
+      }
+    }
     // Stamped in place (a copy per event was the loop's largest cost; Object.assign is 5×
     // slower than three stores).
     const event = draft as { runId: string; seq: number; at: number } & EventDraft;
@@ -40,13 +95,18 @@ export class EventLog {
     event.seq = this.#events.length;
     event.at = at;
     this.#events.push(event as RunEvent);
-    if (event.type === 'done') {
-      this.#closed = true;
-      this.#stops++;
+    this.#note(event as RunEvent);
+    if (this.#writer !== undefined) this.#writer.enqueue(event as RunEvent);
+    else {
+      this.#waiters.drain();
+      if (event.type === 'done') this.#stopWaiters?.drain();
     }
-    this.#waiters.drain();
-    if (event.type === 'done') this.#stopWaiters?.drain();
-    return event;
+    return event as RunEvent;
+  }
+
+  /** Resolves `true` once everything appended so far is stored (at once without a sink); see `LogWriter`. */
+  persisted(): Promise<boolean> {
+    return this.#writer === undefined ? Promise.resolve(true) : this.#writer.persisted(this.#events.length);
   }
 
   /** How many times the run stopped (ended or paused) so far. */
@@ -54,7 +114,7 @@ export class EventLog {
     return this.#stops;
   }
 
-  /** Calls `wake` once, at the next `done` (a pause or the end). */
+  /** Calls `wake` once, at the next published `done` (a pause or the end). */
   onStop(wake: () => void): void {
     (this.#stopWaiters ??= new CallbackList()).add(wake);
   }
@@ -63,7 +123,10 @@ export class EventLog {
   reopen(): void {
     const last = this.#events.at(-1);
     if (last?.type !== 'done' || !last.status.startsWith('awaiting_')) {
-      throw new Error(`run ${this.runId}: only a paused run can resume`);
+      // Replaying, the pause may be followed by recorded events already (its `resume` …).
+      if (!(this.#closed && this.#lastDone?.status.startsWith('awaiting_') === true)) {
+        throw new Error(`run ${this.runId}: only a paused run can resume`);
+      }
     }
     this.#closed = false;
   }
@@ -73,9 +136,31 @@ export class EventLog {
     return new LogCursor(this, fromSeq);
   }
 
-  /** Calls `wake` once, at the next append. */
+  /** Calls `wake` once, at the next published event. */
   onNextAppend(wake: () => void): void {
     this.#waiters.add(wake);
+  }
+
+  #lastDone: Extract<RunEvent, { type: 'done' }> | undefined;
+
+  #note(event: RunEvent): void {
+    if (event.type !== 'done') return;
+    this.#closed = true;
+    this.#stops++;
+    this.#lastDone = event;
+  }
+
+  #publish(count: number): void {
+    const published = this.#published;
+    if (count <= published.length) return;
+    let stopped = false;
+    for (let i = published.length; i < count; i++) {
+      const event = this.#events[i] as RunEvent;
+      published.push(event);
+      if (event.type === 'done') stopped = true;
+    }
+    this.#waiters.drain();
+    if (stopped) this.#stopWaiters?.drain();
   }
 }
 
@@ -96,19 +181,19 @@ class LogCursor extends FollowCursor<RunEvent> {
   }
 
   protected take(): IteratorResult<RunEvent, undefined> | undefined {
-    const events = this.log.events;
+    const events = this.log.published;
     if (this.#next < events.length) {
       const event = events[this.#next++] as RunEvent;
       // An iterator ends at the end of the run, or at a pause the run has not resumed from
       // (yet): a pause followed by more events is passed through.
       if (
         event.type === 'done' &&
-        (!event.status.startsWith('awaiting_') || (this.log.closed && this.#next === events.length))
+        (!event.status.startsWith('awaiting_') || (this.log.closed && this.#next === this.log.events.length))
       ) {
         this.finished = true;
       }
       return { done: false, value: event };
     }
-    return this.log.closed ? this.end() : undefined;
+    return this.log.closed && this.#next >= this.log.events.length ? this.end() : undefined;
   }
 }

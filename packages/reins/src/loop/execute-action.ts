@@ -13,6 +13,7 @@ import type { ApprovalOutcome } from './approvals.js';
 import type { AbortLike } from './run-abort.js';
 import { checkAgainst, describeIssues, sandboxInput, type Checked, type Issue } from './validate-io.js';
 import { toolSpec } from './tool-catalog.js';
+import type { ReplayedAct, RunReplay } from './run-replay.js';
 
 /** What acting needs from the run. Shared by the ReAct loop and (later) the plan executor. */
 export interface ActEnv {
@@ -38,6 +39,8 @@ export interface ActEnv {
   approval?: ApprovalGate | undefined;
   /** Where tools' progress reports go (the loop, which sets it when it starts); absent = dropped. */
   progress?: ToolProgressSink | undefined;
+  /** A run rebuilt from its log: completed acts are not made again (see `RunReplay`). */
+  replay?: RunReplay | undefined;
 }
 
 /** A run's act environment from its parts (ReAct and plan runs build it the same way). */
@@ -192,6 +195,8 @@ function invokeAndCheck(
   tool: AnyTool,
   input: unknown,
 ): Observation | Promise<Observation> {
+  const replayed = env.replay?.act(request.actId, tool);
+  if (replayed !== undefined) return replayedObservation(request, env, started, replayed);
   const invoked = invokeTool(tool, input, request.actId, env);
   const checked = (settled: Invocation): Observation | Promise<Observation> => {
     const observation = checkResult(request, env, started, tool, input, settled);
@@ -200,6 +205,31 @@ function invokeAndCheck(
       : orFallback(observation, tool, request, env, started);
   };
   return invoked instanceof Promise ? invoked.then(checked) : checked(invoked);
+}
+
+/**
+ * An act of a rebuilt run's history: its recorded observation, or — when it may have changed
+ * something before the crash and left no observation — `OUTCOME_UNKNOWN`, and the run stops
+ * for a person to check (the call is not made again).
+ */
+function replayedObservation(
+  request: ActRequest,
+  env: ActEnv,
+  started: number,
+  replayed: Exclude<ReplayedAct, undefined>,
+): Observation {
+  if (replayed.kind === 'observed') return replayed.observation;
+  const message = `the process stopped while ${request.tool} was running; it may or may not have taken effect, so it was not run again: a person should check`;
+  const observation = observe(
+    request,
+    env,
+    started,
+    'error',
+    { code: 'OUTCOME_UNKNOWN', message, layer: 'guard' },
+    'runtime',
+  );
+  env.replay?.onUnknown();
+  return observation;
 }
 
 /** The parameter sandbox's cap for strings whose schema sets no `maxLength` (seed 003 §4.4). */

@@ -1,4 +1,4 @@
-import type { RunStatus } from '../events.js';
+import type { ApprovalEvent, RunStatus } from '../events.js';
 import type { RunDeps } from '../util/deps.js';
 import { inputHash, type ApprovalOutcome, type Approvals } from './approvals.js';
 import type { EventLog } from './event-log.js';
@@ -34,10 +34,19 @@ export async function pauseForApproval(
   const { log, deps, approvals, deadline } = run;
   const hash = await inputHash(input);
   if (approvals === undefined || run.aborted() || log.closed) return { kind: 'cancelled', at: deps.now() };
-  const expiresAt = deps.now() + run.ttlMs;
-  log.append({ type: 'approval', index: run.index, actId, tool, input, inputHash: hash, expiresAt });
-  const answered = approvals.wait({ actId, tool, input, inputHash: hash, expiresAt }, () => {
+  // The logged expiry: a run rebuilt after a restart keeps its history's.
+  const { expiresAt } = log.append({
+    type: 'approval',
+    index: run.index,
+    actId,
+    tool,
+    input,
+    inputHash: hash,
+    expiresAt: deps.now() + run.ttlMs,
+  }) as ApprovalEvent;
+  const answered = approvals.wait({ actId, tool, input, inputHash: hash, expiresAt }, (outcome) => {
     log.reopen();
+    log.append({ type: 'resume', actId, outcome });
     deadline?.resume();
     run.onResume?.();
   });

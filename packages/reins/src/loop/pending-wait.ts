@@ -17,6 +17,12 @@ export type WaitEnd =
 export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
   #pending: { request: R; settle(outcome: Answer | WaitEnd): void; timer: unknown } | undefined;
 
+  /**
+   * How a wait was settled before the process restarted (a run rebuilt from its log): such a
+   * wait settles the same way at once (in a microtask, after the caller has paused).
+   */
+  recorded: ((request: R) => Answer | WaitEnd | undefined) | undefined;
+
   constructor(
     private readonly now: () => number,
     private readonly timers: WaitTimers,
@@ -29,17 +35,26 @@ export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
     return this.#pending?.request;
   }
 
-  /** Opens the wait; resolves when it is answered, expires or is cancelled. */
-  open(request: R, onSettled: () => void): Promise<Answer | WaitEnd> {
+  /**
+   * Opens the wait; resolves when it is answered, expires or is cancelled. `onSettled` runs
+   * synchronously at that moment with the outcome (the run logs it and resumes).
+   */
+  open(request: R, onSettled: (outcome: Answer | WaitEnd) => void): Promise<Answer | WaitEnd> {
     if (this.#pending !== undefined) throw new Error(`${this.what} is already pending`);
     return new Promise((resolve) => {
       const settle = (outcome: Answer | WaitEnd): void => {
         if (this.#pending?.request !== request) return;
         this.timers.clearTimer(this.#pending.timer);
         this.#pending = undefined;
-        onSettled();
+        onSettled(outcome);
         resolve(outcome);
       };
+      const recorded = this.recorded?.(request);
+      if (recorded !== undefined) {
+        this.#pending = { request, settle, timer: undefined };
+        queueMicrotask(() => settle(recorded));
+        return;
+      }
       const timer = this.timers.setTimer(
         () => settle({ kind: 'expired', at: this.now() }),
         Math.max(0, request.expiresAt - this.now()),

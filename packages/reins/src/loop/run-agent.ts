@@ -6,7 +6,8 @@ import { buildRunRecord, type RunRecord } from '../record.js';
 import type { AnyTool } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
 import { describeThrown } from '../errors.js';
-import { EventLog } from './event-log.js';
+import type { EventLog } from './event-log.js';
+import { openRunLog, replayDeadline, replayInto, type DurableRunOptions } from './durable-run.js';
 import { PromptBuilder } from './prompt.js';
 import { RunAbort } from './run-abort.js';
 import { runLoop } from './run-loop.js';
@@ -28,7 +29,7 @@ import {
 } from '../plan/clarify.js';
 import { instructionsWithAnswer, type AnswerFormat } from '../answer-format.js';
 
-export interface RunAgentOptions {
+export interface RunAgentOptions extends DurableRunOptions {
   readonly query: string;
   readonly model: Model;
   readonly tools: readonly AnyTool[];
@@ -102,6 +103,12 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
   follow(fromSeq: number): AsyncIterableIterator<RunEvent>;
   /** A large result by its reference (`observation.resultRef.ref`); `undefined` when no longer stored. */
   readLargeField(ref: string): Promise<unknown>;
+  /**
+   * Resolves `true` once every event so far is stored (at once for a run without `durable`);
+   * `false` when the store has been failing too long (the events were shown, not stored). A
+   * server answers an approval or a question only after this: an acknowledged answer is never lost.
+   */
+  persisted(): Promise<boolean>;
 }
 
 /**
@@ -115,7 +122,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const { registry, specs, names, needsApproval: mayPause } = tools;
   const timeouts = sharedTimeoutHierarchy(limits, tools, options.tools);
   const runId = options.runId ?? deps.newId();
-  const log = new EventLog(runId, deps.now);
+  const { log, replay } = openRunLog(runId, deps, options);
   const blobStore = options.blobStore ?? defaultBlobStore;
 
   const abort = new RunAbort();
@@ -128,11 +135,15 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const clarifications =
     options.clarify === undefined ? undefined : new Clarifications(principal, deps.now, deps);
   const onDeadline = (): void => abort.abort(RUN_DEADLINE);
-  // Only a run that can pause needs a deadline that can stand still (a plain timer is 72 bytes lighter).
+  // Only a run that can pause (or replays) needs a deadline that can stand still (a plain timer is 72 bytes lighter).
   const deadline =
-    approvals === undefined && clarifications === undefined
-      ? deps.setTimer(onDeadline, limits.deadlineMs)
-      : new RunDeadline(deps, limits.deadlineMs, onDeadline);
+    replay !== undefined
+      ? replayDeadline(deps, limits.deadlineMs, replay, onDeadline)
+      : approvals === undefined && clarifications === undefined
+        ? deps.setTimer(onDeadline, limits.deadlineMs)
+        : new RunDeadline(deps, limits.deadlineMs, onDeadline);
+  const act = runActEnv(registry, principal, runId, abort, limits, blobStore, deps, options.policies);
+  const model = replayInto(replay, { model: options.model, act, abort, approvals, clarifications });
 
   const cleanup = (): void => {
     if (deadline instanceof RunDeadline) deadline.clear();
@@ -141,7 +152,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   };
   const finished = runLoop({
     agent: options.agent ?? 'react',
-    model: options.model,
+    model,
     specs,
     toolNames: names,
     timeouts,
@@ -160,7 +171,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     clarify: clarifications === undefined ? undefined : { clarifications, options: options.clarify ?? {} },
     parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
     answer: options.answer,
-    act: runActEnv(registry, principal, runId, abort, limits, blobStore, deps, options.policies),
+    act,
   }).then(cleanup, (thrown: unknown) => {
     // Last resort (runLoop ends its own log on errors): never leave a consumer hanging.
     if (!log.closed) {
@@ -229,6 +240,10 @@ export class RunHandle implements AgentRun {
     return readLargeField(this.#blobStore, ref);
   }
 
+  persisted(): Promise<boolean> {
+    return this.#log.persisted();
+  }
+
   constructor(
     readonly runId: string,
     log: EventLog,
@@ -241,7 +256,7 @@ export class RunHandle implements AgentRun {
     this.#blobStore = blobStore;
     this.#approvals = approvals;
     this.#clarifications = clarifications;
-    this.events = log.events; // the log's own array: live, append-only
+    this.events = log.published; // the log's own array: live, append-only (stored events only, when durable)
     this.#log = log;
     this.#finished = finished;
   }
@@ -250,22 +265,24 @@ export class RunHandle implements AgentRun {
     const log = this.#log;
     // A run that cannot pause stops once: its record is ready when the loop has finished.
     if (this.#approvals === undefined && this.#clarifications === undefined)
-      return (this.#result ??= this.#finished.then(() => buildRunRecord(log.events)));
+      return (this.#result ??= this.#finished
+        .then(() => log.persisted())
+        .then(() => buildRunRecord(log.published)));
     // A running log's stop count grows by one at its next stop; a stopped one's is final until it resumes.
     const stops = log.closed ? log.stops : log.stops + 1;
     if (this.#result === undefined || this.#resultStops !== stops) {
       this.#resultStops = stops;
-      const record = (): RunRecord => buildRunRecord(log.events);
+      const record = (): RunRecord => buildRunRecord(log.published);
       // A pause resolves at once; an end once the loop has released its timers and listeners.
       const settle = (resolve: (record: Promise<RunRecord> | RunRecord) => void): void => {
-        const last = log.events.at(-1);
+        const last = log.published.at(-1);
         resolve(
           last?.type === 'done' && last.status.startsWith('awaiting_')
             ? record()
             : this.#finished.then(record),
         );
       };
-      this.#result = log.closed
+      this.#result = log.stoppedVisibly
         ? new Promise(settle)
         : new Promise((resolve) => log.onStop(() => settle(resolve)));
     }

@@ -1,12 +1,12 @@
 import { decisionFromToolCalls, parseDecision } from '../decision/index.js';
 import { describeThrown } from '../errors.js';
-import type { RunStatus, StopReason } from '../events.js';
+import type { ActStep, RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import type { Model, ModelResult, ToolSpec } from '../model.js';
 import { isThenable } from '../util/is-thenable.js';
 import type { Degraded, Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
-import { RUN_DEADLINE } from './abort-reasons.js';
+import { stopReasonOf } from './abort-reasons.js';
 import { modelBreach, startModelCall } from './call-model.js';
 import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
 import type { EventLog } from './event-log.js';
@@ -71,7 +71,8 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   readonly #ctx: LoopContext;
   /** The run's act environment; this loop is the sink of its tools' progress reports. */
   readonly #act: ActEnv;
-  readonly #started: number;
+  /** When the run started (its `start` event: a run rebuilt after a restart keeps its history's). */
+  #started: number;
   /**
    * When the next model step's reasoning starts, if already known: the run's start, or the
    * end of the observation the loop just made (one clock read serves both).
@@ -111,7 +112,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   async run(): Promise<void> {
     const { model, limits, log, deps, prompt } = this.#ctx;
     const signal = this.#act.signal;
-    log.append(
+    this.#started = log.append(
       {
         type: 'start',
         agent: this.#ctx.agent,
@@ -123,7 +124,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         timeouts: this.#ctx.timeouts,
       },
       this.#started,
-    );
+    ).at;
     signal.addEventListener('abort', this.#onAbort, { once: true });
     try {
       for (let step = 1; ; step++) {
@@ -250,9 +251,8 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     next: Extract<Resolution, { kind: 'act' | 'refuse_repeat' }>,
     actStart: number,
   ): Observation | Promise<Observation> {
-    const actId = this.#ctx.deps.newId();
     const { tool, input } = next;
-    this.#actEvent(step, actId, tool, input, actStart);
+    const actId = this.#actEvent(step, tool, input, actStart);
     if (next.kind === 'act') {
       this.#turn.actions.set(next.key, step);
       return actOn({ actId, tool, input }, this.#act, actStart);
@@ -291,9 +291,8 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     const { deps } = this.#ctx;
     const act = this.#act;
     const actStart = startedAt ?? deps.now();
-    const actId = deps.newId();
     const { tool, input } = call;
-    this.#actEvent(step, actId, tool, input, actStart);
+    const actId = this.#actEvent(step, tool, input, actStart);
     const settle = (observation: Observation): void => {
       into[at] = observation;
       this.#observed(step, observation, actStart);
@@ -309,13 +308,14 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     return acted.then(settle);
   }
 
-  #actEvent(step: number, actId: string, tool: string, input: unknown, actStart: number): void {
-    this.#ctx.log.append(
+  /** Logs an act with a new id; returns the logged id (a rebuilt run's is its history's). */
+  #actEvent(step: number, tool: string, input: unknown, actStart: number): string {
+    const logged = this.#ctx.log.append(
       {
         type: 'step',
         phase: 'act',
         index: step,
-        actId,
+        actId: this.#ctx.deps.newId(),
         tool,
         input,
         startedAt: actStart,
@@ -324,6 +324,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
       },
       actStart,
     );
+    return (logged as ActStep).actId;
   }
 
   /** Appends the observe event; returns when it ended. */
@@ -467,9 +468,10 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   }
 
   #endAborted(): void {
-    if (this.#act.signal.reason !== RUN_DEADLINE) return this.#done('cancelled');
-    this.#notice('deadline');
-    this.#done('stopped', 'deadline');
+    const stop = stopReasonOf(this.#act.signal.reason);
+    if (stop === undefined) return this.#done('cancelled');
+    this.#notice(stop);
+    this.#done('stopped', stop);
   }
 
   #notice(reason: StopReason, at?: number): void {

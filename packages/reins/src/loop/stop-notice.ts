@@ -14,5 +14,9 @@ export function stopNotice(reason: StopReason, limits: RunLimits): string {
       return 'Stopped: the plan was still invalid after the re-plans allowed, so nothing was run.';
     case 'unanswered':
       return 'Stopped: a question to the user was needed and could not be asked or was not answered in time.';
+    case 'outcome_unknown':
+      return 'Stopped: the server restarted while a call that may change something was running. It was not run again, because it may already have taken effect: a person should check its outcome before trying again.';
+    case 'interrupted':
+      return 'Stopped: the server restarted while this run was going on, and resuming interrupted runs is turned off. Nothing after the last recorded step was done; ask again to start over.';
   }
 }

@@ -1,4 +1,4 @@
-import type { ClarifyCandidate } from '../events.js';
+import type { ClarifyCandidate, ClarifyEvent } from '../events.js';
 import type { EventLog } from '../loop/event-log.js';
 import type { AbortLike } from '../loop/run-abort.js';
 import type { RunDeps } from '../util/deps.js';
@@ -49,17 +49,16 @@ export async function askUser(env: AskEnv, q: Question): Promise<AskResult> {
     };
   }
   if (env.signal.aborted || log.closed) return { kind: 'cancelled' };
-  const questionId = deps.newId();
-  const expiresAt = deps.now() + (options.timeoutMs ?? env.defaultTimeoutMs);
-  log.append({
+  // The logged event's id and expiry: a run rebuilt after a restart gets its history's back.
+  const { questionId, expiresAt } = log.append({
     type: 'clarify',
-    questionId,
+    questionId: deps.newId(),
     question: q.question,
     field: q.field,
     candidates: q.candidates,
     stepId: q.stepId,
-    expiresAt,
-  });
+    expiresAt: deps.now() + (options.timeoutMs ?? env.defaultTimeoutMs),
+  }) as ClarifyEvent;
   const answered: Promise<ClarifyOutcome> = clarifications.wait(
     {
       questionId,
@@ -69,8 +68,9 @@ export async function askUser(env: AskEnv, q: Question): Promise<AskResult> {
       candidates: q.candidates,
       expiresAt,
     },
-    () => {
+    (outcome) => {
       log.reopen();
+      log.append({ type: 'resume', questionId, outcome });
       env.deadline?.resume();
     },
   );

@@ -1,5 +1,5 @@
 import type { ErrorCode } from '../errors.js';
-import type { ClarifyCandidate } from '../events.js';
+import type { ClarifyCandidate, ResumeOutcome } from '../events.js';
 import type { Principal } from '../principal.js';
 import { PendingWait, type WaitTimers } from '../loop/pending-wait.js';
 
@@ -73,7 +73,7 @@ export class Clarifications {
   }
 
   /** Opens a question; resolves when answered, expired or cancelled. `onSettled` runs synchronously then. */
-  wait(question: PendingQuestion, onSettled: () => void): Promise<ClarifyOutcome> {
+  wait(question: PendingQuestion, onSettled: (outcome: ClarifyOutcome) => void): Promise<ClarifyOutcome> {
     const opened = this.#wait.open(question, onSettled);
     this.asked++;
     return opened;
@@ -112,5 +112,10 @@ export class Clarifications {
   /** The run was cancelled: a pending question ends now, unanswered. */
   close(): void {
     this.#wait.close();
+  }
+
+  /** A rebuilt run: questions settled in its history settle the same way again (see `RunReplay`). */
+  replaying(outcomeOf: (questionId: string) => ResumeOutcome | undefined): void {
+    this.#wait.recorded = (q) => outcomeOf(q.questionId) as ClarifyOutcome | undefined;
   }
 }

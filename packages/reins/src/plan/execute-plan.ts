@@ -1,3 +1,4 @@
+import type { ActStep } from '../events.js';
 import type { Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import type { EventLog } from '../loop/event-log.js';
@@ -112,19 +113,19 @@ async function start(
   onInvalid: (failed: { stepId: string; observation: Observation }) => void,
 ): Promise<void> {
   const { deps, log, index } = env;
-  const actId = deps.newId();
   const startedAt = deps.now();
   const resolved = resolveRefs(step.input, (ref) => {
     const entry = ref.kind === 'step' ? env.taskState.step(ref.stepId) : env.taskState.latest(ref.action);
     return entry === undefined ? { found: false } : { found: true, output: entry.output };
   });
   const input = resolved.ok ? resolved.value : step.input;
-  log.append(
+  // The logged id: a run rebuilt after a restart gets its history's back (see `RunReplay`).
+  const { actId } = log.append(
     {
       type: 'step',
       phase: 'act',
       index,
-      actId,
+      actId: deps.newId(),
       tool: step.action,
       input,
       planStepId: step.id,
@@ -133,7 +134,7 @@ async function start(
       durationMs: 0,
     },
     startedAt,
-  );
+  ) as ActStep;
   const observation = resolved.ok
     ? await actOn({ actId, tool: step.action, input }, env.act, startedAt)
     : refusal(actId, step.action, 'INVALID_PARAMETER', resolved.message);

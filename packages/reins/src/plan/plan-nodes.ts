@@ -1,4 +1,5 @@
 import { instructionsWithAnswer } from '../answer-format.js';
+import type { PlanStepEvent } from '../events.js';
 import { parseDecision } from '../decision/index.js';
 import { reasonDraft } from '../loop/step-rules.js';
 import { executePlan } from './execute-plan.js';
@@ -84,8 +85,9 @@ export const validatorNode: PlanNode = {
           });
     state.version++;
     state.plan = draft.plan;
-    state.validation = validation;
-    ctx.log.append(
+    // The logged verdict decides: a run rebuilt after a restart keeps its history's (its time
+    // budget differs now, and a plan that ran must not be found invalid on replay).
+    const logged = ctx.log.append(
       {
         type: 'step',
         phase: 'plan',
@@ -102,7 +104,8 @@ export const validatorNode: PlanNode = {
         durationMs: draft.endedAt - draft.startedAt,
       },
       draft.endedAt,
-    );
+    ) as PlanStepEvent;
+    state.validation = { ...validation, ok: logged.validation.ok, problems: logged.validation.problems };
     return state;
   },
 };

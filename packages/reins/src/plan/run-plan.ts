@@ -9,11 +9,13 @@ import { ANONYMOUS } from '../principal.js';
 import { timeoutHierarchy, type TimeoutHierarchy } from '../timeout-hierarchy.js';
 import type { AnyTool, ToolProgress } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
-import { RUN_CANCELLED, RUN_DEADLINE } from '../loop/abort-reasons.js';
+import { RUN_CANCELLED, RUN_DEADLINE, stopReasonOf } from '../loop/abort-reasons.js';
+import { stopNotice } from '../loop/stop-notice.js';
+import { deadlineLeft, openRunLog, replayDeadline, replayInto } from '../loop/durable-run.js';
 import { Approvals, type ApprovalOutcome } from '../loop/approvals.js';
 import { pauseForApproval } from '../loop/pause-for-approval.js';
 import { ABORTED, callModel, type ModelCallSlot } from '../loop/call-model.js';
-import { EventLog } from '../loop/event-log.js';
+import type { EventLog } from '../loop/event-log.js';
 import {
   defaultBlobStore,
   runActEnv,
@@ -81,7 +83,7 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
   const { registry, specs, names } = toolSet(options.tools);
   const timeouts = timeoutHierarchy(limits, options.tools);
   const runId = options.runId ?? deps.newId();
-  const log = new EventLog(runId, deps.now);
+  const { log, replay } = openRunLog(runId, deps, options);
   const blobStore = options.blobStore ?? defaultBlobStore;
   const principal = options.principal ?? ANONYMOUS;
   const abort = new RunAbort();
@@ -89,12 +91,21 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
   const external = options.signal;
   if (external?.aborted) cancel();
   else external?.addEventListener('abort', cancel, { once: true });
-  const deadline = new RunDeadline(deps, limits.deadlineMs, () => abort.abort(RUN_DEADLINE));
+  const deadlineMs = deadlineLeft(limits.deadlineMs, replay);
+  const onDeadline = (): void => abort.abort(RUN_DEADLINE);
+  const deadline =
+    replay === undefined
+      ? new RunDeadline(deps, deadlineMs, onDeadline)
+      : replayDeadline(deps, limits.deadlineMs, replay, onDeadline);
   const approvals = new Approvals(principal, deps.now, deps);
   const clarifications = new Clarifications(principal, deps.now, deps);
   const taskState = new TaskState(options.taskState);
+  const act = runActEnv(registry, principal, runId, abort, limits, blobStore, deps, options.policies);
+  const model = replayInto(replay, { model: options.model, act, abort, approvals, clarifications });
   const runner = new PlanRunner({
     options,
+    model,
+    deadlineMs,
     deps,
     limits,
     timeouts,
@@ -108,7 +119,7 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
     taskState,
     maxPlanSteps,
     maxReplans,
-    act: runActEnv(registry, principal, runId, abort, limits, blobStore, deps, options.policies),
+    act,
   });
   const cleanup = (): void => {
     deadline.clear();
@@ -140,6 +151,10 @@ function positive(name: string, value: number, min: number): number {
 
 interface RunnerSetup {
   readonly options: PlanAgentOptions;
+  /** The model to call (a rebuilt run's answers from its history first). */
+  readonly model: Model;
+  /** The run's time budget from now (all of `limits.deadlineMs`, or what a rebuilt run has left). */
+  readonly deadlineMs: number;
   readonly deps: RunDeps;
   readonly limits: RunLimits;
   readonly timeouts: TimeoutHierarchy;
@@ -202,8 +217,9 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
     this.validators = options.validators ?? [];
     this.maxPlanSteps = setup.maxPlanSteps;
     this.maxReplans = setup.maxReplans;
-    this.#model = options.model;
+    this.#model = setup.model;
     this.#started = setup.deps.now();
+    this.#startedAt = this.#started;
   }
 
   get modelSteps(): number {
@@ -215,8 +231,11 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   }
 
   timeLeftMs(): number {
-    return this.limits.deadlineMs - (this.deps.now() - this.#started - this.#pausedMs);
+    return this.#setup.deadlineMs - (this.deps.now() - this.#started - this.#pausedMs);
   }
+
+  /** When the run started (its `start` event: a rebuilt run keeps its history's), for durations. */
+  #startedAt: number;
 
   // Time spent waiting for the user, which the deadline does not count.
   #pausedMs = 0;
@@ -224,7 +243,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   async run(): Promise<void> {
     const { log, limits } = this;
     const { options, abort } = this.#setup;
-    log.append({
+    this.#startedAt = log.append({
       type: 'start',
       agent: options.agent ?? 'plan',
       model: this.#model.name,
@@ -233,7 +252,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       tools: this.#setup.names,
       limits,
       timeouts: this.#setup.timeouts,
-    });
+    }).at;
     abort.addEventListener('abort', this.#onAbort);
     try {
       const trace = (node: string, startedAt: number, endedAt: number, ok: boolean): void => {
@@ -286,12 +305,8 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
     const demo = this.#model.demo === true;
     const degraded = degradedOf(state);
     if (end === undefined || end.kind === 'cancelled') {
-      if (this.#setup.abort.reason === RUN_DEADLINE)
-        return this.#stop(
-          'deadline',
-          `Stopped: the run's deadline (${this.limits.deadlineMs} ms) passed before a final answer.`,
-          degraded,
-        );
+      const stop = stopReasonOf(this.#setup.abort.reason);
+      if (stop !== undefined) return this.#stop(stop, stopNotice(stop, this.limits), degraded);
       return this.#done('cancelled');
     }
     switch (end.kind) {
@@ -333,7 +348,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       ...(stopReason === undefined ? {} : { stopReason }),
       steps: this.#modelSteps,
       usage: { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens },
-      durationMs: this.deps.now() - this.#started,
+      durationMs: this.deps.now() - this.#startedAt,
     });
   }
 

@@ -2,12 +2,7 @@ import type { RunEvent, RunStatus } from '../events.js';
 
 /** A JSON value as stores keep it (what `JSON.parse(JSON.stringify(x))` gives back). */
 export type JsonValue =
-  | null
-  | boolean
-  | number
-  | string
-  | readonly JsonValue[]
-  | { readonly [key: string]: JsonValue };
+  null | boolean | number | string | readonly JsonValue[] | { readonly [key: string]: JsonValue };
 
 /** Where a stored run is: executing (or interrupted by a crash), paused for its user, or ended. */
 export type StoredRunStatus = RunStatus | 'running';

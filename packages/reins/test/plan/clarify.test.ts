@@ -75,7 +75,12 @@ describe('the clarification subflow (seed 001: 协和 → three hospitals)', () 
     expect(calls.map((c) => c.input)).toEqual([{ patient_id: 'zhangsan', hospital_code: 'WHXH001' }]);
     // The same log goes on: a clarified plan version (made by code, no model call), then the steps.
     const resumed = run.events.slice(from);
-    expect(resumed[0]?.type).toBe('step');
+    expect(resumed[0]).toMatchObject({
+      type: 'resume',
+      questionId: question?.questionId,
+      outcome: { kind: 'answered', value: 'WHXH001' },
+    });
+    expect(resumed[1]?.type).toBe('step');
     const v2 = plans(run.events)[1];
     expect(v2).toMatchObject({ version: 2, reason: 'clarified', raw: '', validation: { ok: true } });
     expect(v2?.plan.steps[0]?.input).toEqual({ patient_id: 'zhangsan', hospital_code: 'WHXH001' });

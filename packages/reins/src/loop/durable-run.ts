@@ -1,0 +1,116 @@
+import type { RunEvent } from '../events.js';
+import type { Model, ModelRequest, ModelResult } from '../model.js';
+import type { RunDeps } from '../util/deps.js';
+import { RUN_OUTCOME_UNKNOWN } from './abort-reasons.js';
+import type { Approvals } from './approvals.js';
+import { EventLog } from './event-log.js';
+import type { ActEnv } from './execute-action.js';
+import type { EventSink } from './log-writer.js';
+import type { RunAbort } from './run-abort.js';
+import { RunReplay } from './run-replay.js';
+import { RunDeadline } from './run-deadline.js';
+import type { Clarifications } from '../plan/clarify.js';
+
+/** Options of a durable run (`runAgent` and `runPlanAgent` alike). */
+export interface DurableRunOptions {
+  /**
+   * Where each event is stored before anyone sees it (e.g. `(events) => store.append(runId,
+   * events)`). Events of one tick are written as one batch; `persisted()` on the run resolves
+   * once everything so far is stored.
+   */
+  readonly durable?: {
+    readonly sink: EventSink;
+    /** After this long failing to store, events are shown anyway; default 5 000 ms. */
+    readonly releaseAfterMs?: number;
+    readonly onError?: (error: unknown) => void;
+  };
+  /**
+   * The run's recorded log (a run rebuilt after a restart, with the same `runId` and inputs):
+   * it is replayed — completed model steps and acts are not done again — and the run goes on
+   * from where the log ends (see `RunReplay`). A paused run's log rebuilds the pause.
+   */
+  readonly history?: readonly RunEvent[];
+}
+
+/** A run's log, durable and/or rebuilt from its history as the options say. */
+export function openRunLog(
+  runId: string,
+  deps: RunDeps,
+  options: DurableRunOptions,
+): { log: EventLog; replay: RunReplay | undefined } {
+  const history = options.history;
+  const replay = history === undefined || history.length === 0 ? undefined : new RunReplay(history);
+  const durable = options.durable;
+  const log = new EventLog(
+    runId,
+    deps.now,
+    durable === undefined
+      ? undefined
+      : {
+          sink: durable.sink,
+          writer: {
+            ...(durable.releaseAfterMs === undefined ? {} : { releaseAfterMs: durable.releaseAfterMs }),
+            ...(durable.onError === undefined ? {} : { onError: durable.onError }),
+          },
+          setTimer: deps.setTimer,
+        },
+    replay,
+  );
+  return { log, replay };
+}
+
+/** The deadline a run has left: all of it, or for a rebuilt run what its history had not used. */
+export function deadlineLeft(deadlineMs: number, replay: RunReplay | undefined): number {
+  return replay === undefined ? deadlineMs : Math.max(0, deadlineMs - replay.activeMs);
+}
+
+/**
+ * A rebuilt run's deadline: what its history left, held until the replay has caught up (a
+ * limit must not end the run in the middle of its own history).
+ */
+export function replayDeadline(
+  deps: RunDeps,
+  deadlineMs: number,
+  replay: RunReplay,
+  onExpire: () => void,
+): RunDeadline {
+  const deadline = new RunDeadline(deps, deadlineLeft(deadlineMs, replay), onExpire, replay.replaying);
+  replay.onFinished = () => deadline.release();
+  return deadline;
+}
+
+/**
+ * Connects a rebuilt run's parts to its replay: the model answers from the history first,
+ * completed acts are not made again (an act of unknown outcome stops the run), settled pauses
+ * settle again. Returns the model the run is to call.
+ */
+export function replayInto(
+  replay: RunReplay | undefined,
+  parts: {
+    readonly model: Model;
+    readonly act: ActEnv;
+    readonly abort: RunAbort;
+    readonly approvals?: Approvals | undefined;
+    readonly clarifications?: Clarifications | undefined;
+  },
+): Model {
+  if (replay === undefined) return parts.model;
+  parts.act.replay = replay;
+  replay.onUnknown = () => parts.abort.abort(RUN_OUTCOME_UNKNOWN);
+  const outcomeOf = (key: string) => replay.outcome(key);
+  parts.approvals?.replaying(outcomeOf);
+  parts.clarifications?.replaying(outcomeOf);
+  return replayingModel(parts.model, replay);
+}
+
+/** A model that gives the history's replies first, then calls `model`. */
+function replayingModel(model: Model, replay: RunReplay): Model {
+  return {
+    name: model.name,
+    ...(model.demo === undefined ? {} : { demo: model.demo }),
+    call(request: ModelRequest): Promise<ModelResult> {
+      const recorded = replay.nextReply();
+      return recorded === undefined ? model.call(request) : Promise.resolve(recorded);
+    },
+  };
+}
