@@ -56,6 +56,8 @@ export interface StartEvent extends EventBase {
   readonly limits: RunLimits;
   /** The nested time budgets: tool × tries × 1.5 ≤ model call ≤ run deadline. */
   readonly timeouts: TimeoutHierarchy;
+  /** The conversation this run is a turn of (seed 001's session state), when it is one. */
+  readonly conversationId?: string | undefined;
 }
 
 export interface ReasonStep extends StepBase {

@@ -155,6 +155,9 @@ export type {
   ApprovalEvent,
   ErrorEvent,
   DoneEvent,
+  ResumeEvent,
+  ResumeOutcome,
+  EventDraft,
 } from './events.js';
 export { memoryBlobStore, readLargeField, blobRefFor, type BlobStore, type BlobRef } from './blob-store.js';
 export type { ApprovalDecision, ApprovalAnswer, ApprovalOutcome, PendingApproval } from './loop/approvals.js';
@@ -195,3 +198,6 @@ export type {
   RecallOptions,
   RecalledMemory,
 } from './store/memory-store.js';
+export { interruptedEnding, type DurableRunOptions } from './loop/durable-run.js';
+export { RunReplay, type ReplayedAct } from './loop/run-replay.js';
+export type { EventSink } from './loop/log-writer.js';

@@ -11,6 +11,7 @@ import { ServerMetrics } from './metrics.js';
 import { QuotaGuard } from './quota.js';
 import { createRedisClient, redisCounterStore } from './redis-counter-store.js';
 import { RunRegistry } from './run-registry.js';
+import { DurableRuns, type RecoveryReport } from './durable-runs.js';
 import { agentRoutes } from './routes/agents.js';
 import { opsRoutes } from './routes/ops.js';
 import { runRoutes } from './routes/runs.js';
@@ -24,9 +25,17 @@ export interface ReinsServer {
   readonly runs: RunRegistry;
   readonly metrics: ServerMetrics;
   readonly quota: QuotaGuard;
+  /** Durable runs (when a run store is configured). */
+  readonly durable: DurableRuns | undefined;
   /**
-   * Cancels unfinished runs (paused ones too) and closes the Redis client it created (not one
-   * it was given).
+   * Durable runs, once at start: resumes the runs the store has running (or ends them
+   * `interrupted`), rebuilds the paused ones, and sweeps runs past their retention (then daily).
+   */
+  recover(): Promise<RecoveryReport | undefined>;
+  /**
+   * Closes the Redis client it created (not one it was given). Without a run store, cancels
+   * unfinished runs (paused ones too); with one, stops storing and leaves them as their stored
+   * logs say, to be resumed or answered after the next start.
    */
   close(): Promise<void>;
 }
@@ -90,9 +99,12 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     now: deps.now,
     ...pick(limits, ['maxRetainedRuns', 'retainMs', 'disconnectGraceMs']),
   });
+  const durable =
+    options.durable === undefined ? undefined : new DurableRuns(options.durable, logger, metrics);
   const state: ServerState = {
     agents,
     registry,
+    durable,
     metrics,
     quota,
     logger,
@@ -121,7 +133,17 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   };
 
   const checks = new Map<string, HealthCheck>([
-    ['store', () => ({ status: 'up', kind: 'memory', runs: registry.size })],
+    [
+      'store',
+      durable === undefined
+        ? () => ({ status: 'up', kind: 'memory', runs: registry.size })
+        : async () => ({
+            status: 'up',
+            kind: 'durable',
+            unfinished: (await durable.store.unfinished()).length,
+            runs: registry.size,
+          }),
+    ],
     [
       'redis',
       redis === undefined && options.counterStore === undefined
@@ -156,13 +178,28 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   app.route('/v1/runs', runRoutes(state));
   app.route('/', opsRoutes(state, checks, deps.now()));
 
+  let sweeper: ReturnType<typeof setInterval> | undefined;
   return {
     app,
     runs: registry,
     metrics,
     quota,
+    durable,
+    recover: async () => {
+      if (durable === undefined) return undefined;
+      const report = await durable.recover(state);
+      const sweep = (): void => {
+        durable.sweep(deps.now()).catch((error: unknown) => logger.warn({ err: error }, 'run sweep failed'));
+      };
+      sweep();
+      sweeper ??= setInterval(sweep, 86_400_000);
+      sweeper.unref();
+      return report;
+    },
     close: async () => {
-      registry.cancelAll();
+      clearInterval(sweeper);
+      if (durable === undefined) registry.cancelAll();
+      else durable.close();
       if (ownRedis !== undefined) ownRedis.disconnect();
     },
   };

@@ -23,3 +23,5 @@ export { defaultLogger, REDACT_PATHS, type Logger } from './logging.js';
 export { RunRegistry, type RunEntry } from './run-registry.js';
 export { RunFeed, isPause, type RunPhase, type FollowUntil, type FeedTiming } from './run-feed.js';
 export { runSummary, stoppedRecord, type RunSummary } from './run-summary.js';
+export { DurableRuns, type DurableRunsOptions, type RecoveryReport } from './durable-runs.js';
+export { StoredRun } from './stored-run.js';

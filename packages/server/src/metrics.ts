@@ -21,6 +21,9 @@ export class ServerMetrics {
   readonly runsInFlight: Gauge;
   readonly runsPaused: Gauge;
   readonly openStreams: Gauge;
+  readonly runsRecovered: Counter<'how'>;
+  readonly runsSwept: Counter;
+  readonly runStoreFailures: Counter;
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
@@ -85,6 +88,22 @@ export class ServerMetrics {
       registers,
     });
     this.openStreams = new Gauge({ name: 'reins_sse_streams_open', help: 'Open SSE streams.', registers });
+    this.runsRecovered = new Counter({
+      name: 'reins_runs_recovered_total',
+      help: 'Runs found unfinished in the run store after a restart: resumed, rebuilt (paused), interrupted, or failed to rebuild.',
+      labelNames: ['how'],
+      registers,
+    });
+    this.runsSwept = new Counter({
+      name: 'reins_runs_swept_total',
+      help: 'Ended runs deleted from the run store by the retention sweep (REINS_RUN_RETENTION_DAYS).',
+      registers,
+    });
+    this.runStoreFailures = new Counter({
+      name: 'reins_run_store_failures_total',
+      help: 'Failed writes of run events to the run store (each is retried, in order).',
+      registers,
+    });
   }
 
   /** Gauges of gradual rollouts, read from their stats at each scrape. */

@@ -8,8 +8,9 @@ import type { RunEntry } from './run-registry.js';
  */
 export function stoppedRecord(entry: RunEntry): RunRecord | Promise<RunRecord> | undefined {
   if (entry.record !== undefined) return entry.record;
-  // Paused: the log is closed at the pause, so `result` is this pause's record (built once).
-  return entry.feed.phase === 'paused' ? entry.run.result : undefined;
+  // Paused: the log is closed at the pause, so `result` is this pause's record (built once);
+  // ended (a run read back from the store, before its entry notes the record): the final one.
+  return entry.feed.phase === 'running' ? undefined : entry.run.result;
 }
 
 /** What a cancel answers: the run's status and its last completed step. */

@@ -23,7 +23,7 @@ export interface WatchEnv {
  * events: metrics, spans, log lines, the user's quota count, model health. One watcher per
  * run, independent of clients, so evidence does not depend on anyone listening.
  */
-export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv): Promise<void> {
+export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv, fromSeq = 0): Promise<void> {
   const log = env.logger.child({ runId: entry.runId, agent: entry.agent });
   const spans = new RunSpans(env.tracer);
   // act id → tool name, for the observe events (they carry the act id, not the tool).
@@ -34,7 +34,8 @@ export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv): 
   let capped = false;
   try {
     // Through every pause to the end: the log goes on after a `done {awaiting_…}`.
-    for await (const event of entry.feed.follow(0, 'end')) {
+    // A run rebuilt after a restart is watched from where its history ends: its past was counted then.
+    for await (const event of entry.feed.follow(fromSeq, 'end')) {
       if (paused) {
         paused = false;
         runsPaused.dec();

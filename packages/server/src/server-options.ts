@@ -17,6 +17,7 @@ import type { CounterStore } from './counter-store.js';
 import type { HealthCheck } from './health.js';
 import type { Logger } from './logging.js';
 import type { QuotaOptions } from './quota.js';
+import type { DurableRunsOptions } from './durable-runs.js';
 
 /** What an agent is: its model, tools, limits and role. */
 export interface AgentDefinition {
@@ -135,4 +136,10 @@ export interface ReinsServerOptions {
   /** The client address for the rate limit; default the socket's remote address. */
   readonly clientIp?: (c: Context) => string;
   readonly deps?: Partial<ServerDeps>;
+  /**
+   * Durable runs: each run's events are stored (before clients see them) and a run survives a
+   * restart — read back, answered, cancelled, resumed (see `DurableRuns`). Call
+   * `server.recover()` once at start. Absent: runs live in this process only.
+   */
+  readonly durable?: DurableRunsOptions;
 }

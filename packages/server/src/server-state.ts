@@ -6,7 +6,8 @@ import type { ModelHealth } from './health.js';
 import type { Logger } from './logging.js';
 import type { ServerMetrics } from './metrics.js';
 import type { QuotaGuard } from './quota.js';
-import type { RunRegistry } from './run-registry.js';
+import type { RunEntry, RunRegistry } from './run-registry.js';
+import type { DurableRuns } from './durable-runs.js';
 import type { WatchEnv } from './run-watcher.js';
 import type { AgentDefinition, AgentFactory, ServerDeps } from './server-options.js';
 
@@ -19,6 +20,8 @@ export interface AppEnv {
 export interface ServerState {
   readonly agents: ReadonlyMap<string, AgentDefinition | AgentFactory>;
   readonly registry: RunRegistry;
+  /** Durable runs (a run store is configured); absent: runs live in this process only. */
+  readonly durable: DurableRuns | undefined;
   readonly metrics: ServerMetrics;
   readonly quota: QuotaGuard;
   readonly logger: Logger;
@@ -39,4 +42,11 @@ export interface ServerState {
     readonly stopWaitMs: number;
     readonly healthDeadlineMs: number;
   };
+}
+
+/** The caller's run: held by this process, or read back from the run store; `undefined` for a missing run and for someone else's alike. */
+export function findRun(s: ServerState, runId: string, ownerId: string): Promise<RunEntry | undefined> {
+  return s.durable === undefined
+    ? Promise.resolve(s.registry.get(runId, ownerId))
+    : s.durable.find(s, runId, ownerId);
 }

@@ -376,6 +376,9 @@ describe('POST /v1/runs/:id/approve', () => {
     }
     expect(record).toMatchObject({ status: 'success', final_answer: 'expired' });
     expect(placed).toEqual([]);
+    // Released once its entry has noted the final record (the record is readable a tick earlier).
+    for (let i = 0; i < 50 && (running?.server.runs.unfinished('alice').length ?? 0) > 0; i++)
+      await sleep(10);
     expect(running?.server.runs.unfinished('alice')).toEqual([]);
   });
 });

@@ -1,4 +1,6 @@
 import type { RunEvent } from '../events.js';
+import type { RunLimits } from '../limits.js';
+import { stopNotice } from './stop-notice.js';
 import type { Model, ModelRequest, ModelResult } from '../model.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_OUTCOME_UNKNOWN } from './abort-reasons.js';
@@ -30,6 +32,8 @@ export interface DurableRunOptions {
    * from where the log ends (see `RunReplay`). A paused run's log rebuilds the pause.
    */
   readonly history?: readonly RunEvent[];
+  /** The conversation this run is a turn of: echoed in its `start` event. */
+  readonly conversationId?: string;
 }
 
 /** A run's log, durable and/or rebuilt from its history as the options say. */
@@ -113,4 +117,51 @@ function replayingModel(model: Model, replay: RunReplay): Model {
       return recorded === undefined ? model.call(request) : Promise.resolve(recorded);
     },
   };
+}
+
+/**
+ * The events that end a run found running after a restart when resuming is turned off: a
+ * notice saying so and `done {stopped, interrupted}` with the history's steps and usage —
+ * so the run never silently disappears. `at`: now.
+ */
+export function interruptedEnding(
+  runId: string,
+  history: readonly RunEvent[],
+  limits: RunLimits,
+  at: number,
+): RunEvent[] {
+  const first = history[0];
+  let seq = history.length;
+  let steps = 0;
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  for (const event of history) {
+    if (event.type === 'step' && event.phase === 'reason') {
+      steps = Math.max(steps, event.index);
+      usage.inputTokens += event.usage.inputTokens;
+      usage.outputTokens += event.usage.outputTokens;
+    }
+  }
+  const demo = first?.type === 'start' && first.demo;
+  const notice: RunEvent = {
+    type: 'message',
+    text: stopNotice('interrupted', limits),
+    format: 'structured',
+    intent: 'notice',
+    demo,
+    runId,
+    seq: seq++,
+    at,
+  };
+  const done: RunEvent = {
+    type: 'done',
+    status: 'stopped',
+    stopReason: 'interrupted',
+    steps,
+    usage,
+    durationMs: first === undefined ? 0 : at - first.at,
+    runId,
+    seq,
+    at,
+  };
+  return [notice, done];
 }

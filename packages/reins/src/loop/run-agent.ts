@@ -152,6 +152,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   };
   const finished = runLoop({
     agent: options.agent ?? 'react',
+    conversationId: options.conversationId,
     model,
     specs,
     toolNames: names,

@@ -29,6 +29,7 @@ import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
 
 export interface LoopContext {
   readonly agent: string;
+  readonly conversationId?: string | undefined;
   readonly model: Model;
   readonly specs: readonly ToolSpec[];
   readonly toolNames: readonly string[];
@@ -122,6 +123,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         tools: this.#ctx.toolNames,
         limits,
         timeouts: this.#ctx.timeouts,
+        ...(this.#ctx.conversationId === undefined ? {} : { conversationId: this.#ctx.conversationId }),
       },
       this.#started,
     ).at;

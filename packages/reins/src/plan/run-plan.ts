@@ -252,6 +252,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       tools: this.#setup.names,
       limits,
       timeouts: this.#setup.timeouts,
+      ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
     }).at;
     abort.addEventListener('abort', this.#onAbort);
     try {

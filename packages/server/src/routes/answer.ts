@@ -4,8 +4,8 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ClarifyAnswerResult } from 'reins';
 import { MAX_ANSWER_BODY_BYTES, readAnswerRequest } from '../answer-request.js';
 import { ApiError, notFound } from '../http-error.js';
-import type { AppEnv, ServerState } from '../server-state.js';
-import { json, stream, wantsStream } from './run-responses.js';
+import { findRun, type AppEnv, type ServerState } from '../server-state.js';
+import { acknowledged, json, stream, wantsStream } from './run-responses.js';
 
 type Refusal = Extract<ClarifyAnswerResult, { ok: false }>;
 
@@ -19,7 +19,7 @@ type Refusal = Extract<ClarifyAnswerResult, { ok: false }>;
  */
 export function answerHandlers(s: ServerState) {
   const owned = async (c: Context<AppEnv>, next: Next): Promise<void> => {
-    if (s.registry.get(c.req.param('id') ?? '', c.get('principal').id) === undefined) throw notFound();
+    if ((await findRun(s, c.req.param('id') ?? '', c.get('principal').id)) === undefined) throw notFound();
     await next();
   };
   const capped = bodyLimit({
@@ -30,7 +30,7 @@ export function answerHandlers(s: ServerState) {
   });
   const answer = async (c: Context<AppEnv>): Promise<Response> => {
     const principal = c.get('principal');
-    const entry = s.registry.get(c.req.param('id') ?? '', principal.id);
+    const entry = await findRun(s, c.req.param('id') ?? '', principal.id);
     if (entry === undefined) throw notFound();
     const request = await readAnswerRequest(c);
     if (entry.feed.phase !== 'paused' || entry.run.pendingQuestion === undefined) {
@@ -45,6 +45,7 @@ export function answerHandlers(s: ServerState) {
       throw new ApiError(answerRefusalStatus(result.code), result.code, result.message);
     }
     log.info({ questionId: result.questionId, user: principal.id }, 'question answered');
+    await acknowledged(entry);
     c.header('X-Run-Id', entry.runId);
     return wantsStream(c) ? stream(c, s, entry, from) : json(c, s, entry, from);
   };

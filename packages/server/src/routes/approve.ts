@@ -4,8 +4,8 @@ import { bodyLimit } from 'hono/body-limit';
 import type { ApprovalAnswer } from 'reins';
 import { MAX_APPROVAL_BODY_BYTES, readApprovalRequest } from '../approval-request.js';
 import { ApiError, notFound } from '../http-error.js';
-import type { AppEnv, ServerState } from '../server-state.js';
-import { json, stream, wantsStream } from './run-responses.js';
+import { findRun, type AppEnv, type ServerState } from '../server-state.js';
+import { acknowledged, json, stream, wantsStream } from './run-responses.js';
 
 type Refusal = Extract<ApprovalAnswer, { ok: false }>;
 
@@ -19,7 +19,7 @@ type Refusal = Extract<ApprovalAnswer, { ok: false }>;
 export function approveHandlers(s: ServerState) {
   // Owner first: someone else's run is the 404 of a missing one, whatever the body.
   const owned = async (c: Context<AppEnv>, next: Next): Promise<void> => {
-    if (s.registry.get(c.req.param('id') ?? '', c.get('principal').id) === undefined) throw notFound();
+    if ((await findRun(s, c.req.param('id') ?? '', c.get('principal').id)) === undefined) throw notFound();
     await next();
   };
   const capped = bodyLimit({
@@ -30,7 +30,7 @@ export function approveHandlers(s: ServerState) {
   });
   const approve = async (c: Context<AppEnv>): Promise<Response> => {
     const principal = c.get('principal');
-    const entry = s.registry.get(c.req.param('id') ?? '', principal.id);
+    const entry = await findRun(s, c.req.param('id') ?? '', principal.id);
     if (entry === undefined) throw notFound();
     const request = await readApprovalRequest(c);
     // While paused the log ends with the pause's `done`: the continuation starts right after it.
@@ -43,6 +43,7 @@ export function approveHandlers(s: ServerState) {
       throw new ApiError(refusalStatus(answer.code), answer.code, answer.message);
     }
     log.info({ actId: answer.actId, user: principal.id, approved: answer.approved }, 'approval answered');
+    await acknowledged(entry);
     c.header('X-Run-Id', entry.runId);
     return wantsStream(c) ? stream(c, s, entry, from) : json(c, s, entry, from);
   };

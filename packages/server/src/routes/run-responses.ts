@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { RunRecord } from 'reins';
 import type { RunEntry } from '../run-registry.js';
+import { ApiError } from '../http-error.js';
 import type { ServerState } from '../server-state.js';
 import { streamRun } from '../sse-stream.js';
 
@@ -48,4 +49,19 @@ export function settled(entry: RunEntry, waitMs: number): Promise<unknown> {
   return Promise.race([entry.ended, new Promise((resolve) => (timer = setTimeout(resolve, waitMs)))]).finally(
     () => clearTimeout(timer),
   );
+}
+
+/**
+ * An answer or approval is acknowledged only once it is stored (a durable run): until then a
+ * crash would lose it. A store failing past its release time is a 503 — the answer was taken
+ * by this process, but a restart would ask again.
+ */
+export async function acknowledged(entry: RunEntry): Promise<void> {
+  if (!(await entry.run.persisted())) {
+    throw new ApiError(
+      503,
+      'SERVICE_UNAVAILABLE',
+      'the answer was taken but could not be stored; if the server restarts, it will be asked again',
+    );
+  }
 }

@@ -1,14 +1,13 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { runAgent, runPlanAgent, type AgentRun, type Principal } from 'reins';
+import type { Principal } from 'reins';
 import { ApiError, notFound } from '../http-error.js';
 import { applyRunOptions, readRunOptions, type RunOptions } from '../run-options.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
-import { watchRun } from '../run-watcher.js';
-import type { AppEnv, ServerState } from '../server-state.js';
+import { launchRun, type RunRequest } from '../launch-run.js';
+import { findRun, type AppEnv, type ServerState } from '../server-state.js';
 import { approveHandlers } from './approve.js';
 import { answerHandlers } from './answer.js';
-import type { AgentDefinition } from '../server-options.js';
 import { json, settled, stream, wantsStream } from './run-responses.js';
 
 /**
@@ -40,46 +39,30 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       if (!admitted.ok) throw refusal(admitted);
 
       const resolved = typeof definition === 'function' ? await definition(principal) : definition;
-      const { model, limits } = applyRunOptions(resolved, options);
       const runId = s.deps.newId();
-      const controller = new AbortController();
-      const run = startRun(resolved, {
-        query: input,
-        model,
-        tools: resolved.tools ?? [],
-        ...(limits === undefined ? {} : { limits }),
-        ...(resolved.instructions === undefined ? {} : { instructions: resolved.instructions }),
-        ...(resolved.clarify === undefined ? {} : { clarify: resolved.clarify }),
-        ...(resolved.answer === undefined ? {} : { answer: resolved.answer }),
-        agent,
-        principal,
-        runId,
-        signal: controller.signal,
-        ...(s.policies === undefined ? {} : { policies: s.policies }),
-        ...(s.deps.run === undefined ? {} : { deps: s.deps.run }),
-      });
-      const entry = s.registry.add(runId, principal.id, agent, run, () => controller.abort());
-      void watchRun(entry, principal.id, s.watch);
-      for (const rollout of s.rollouts) rollout.observe(run).catch(() => undefined);
+      const request: RunRequest = { agent, query: input, principal, options };
+      applyRunOptions(resolved, options); // a bad option is a 400 before anything is stored
+      await s.durable?.create(runId, request, s.deps.now());
+      const entry = launchRun(s, resolved, request, runId);
       c.header('X-Run-Id', runId);
       return wantsStream(c) ? stream(c, s, entry, 0) : json(c, s, entry, 0);
     },
   );
 
   app.get('/:id', async (c) => {
-    const entry = s.registry.get(c.req.param('id'), c.get('principal').id);
+    const entry = await findRun(s, c.req.param('id'), c.get('principal').id);
     if (entry === undefined) throw notFound();
     return c.json((await stoppedRecord(entry)) ?? liveState(entry));
   });
 
-  app.get('/:id/events', (c) => {
-    const entry = s.registry.get(c.req.param('id'), c.get('principal').id);
+  app.get('/:id/events', async (c) => {
+    const entry = await findRun(s, c.req.param('id'), c.get('principal').id);
     if (entry === undefined) throw notFound();
     return stream(c, s, entry, lastEventId(c) + 1);
   });
 
   app.post('/:id/cancel', async (c) => {
-    const entry = s.registry.get(c.req.param('id'), c.get('principal').id);
+    const entry = await findRun(s, c.req.param('id'), c.get('principal').id);
     if (entry === undefined) throw notFound();
     entry.cancel();
     await settled(entry, s.limits.stopWaitMs);
@@ -90,22 +73,6 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
 
   app.post('/:id/answer', ...answerHandlers(s));
   return app;
-}
-
-/** A ReAct run, or a plan-and-execute run for `kind: 'plan'` agents: the same handle either way. */
-function startRun(definition: AgentDefinition, options: Parameters<typeof runAgent>[0]): AgentRun {
-  if (definition.kind === 'plan') {
-    return runPlanAgent({
-      ...options,
-      ...(definition.validators === undefined ? {} : { validators: definition.validators }),
-      ...(definition.maxPlanSteps === undefined ? {} : { maxPlanSteps: definition.maxPlanSteps }),
-      ...(definition.maxReplans === undefined ? {} : { maxReplans: definition.maxReplans }),
-    });
-  }
-  return runAgent({
-    ...options,
-    ...(definition.decisionFormat === undefined ? {} : { decisionFormat: definition.decisionFormat }),
-  });
 }
 
 async function readRunRequest(

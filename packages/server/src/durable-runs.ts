@@ -1,0 +1,192 @@
+import { interruptedEnding, isPausedStatus, resolveLimits, type LoadedRun, type RunStore } from 'reins';
+import type { Logger } from './logging.js';
+import type { ServerMetrics } from './metrics.js';
+import { launchRun, readRequestRecord, requestRecord, type RunRequest } from './launch-run.js';
+import type { RunEntry } from './run-registry.js';
+import type { ServerState } from './server-state.js';
+import { StoredRun } from './stored-run.js';
+
+export interface DurableRunsOptions {
+  /** Where runs and their event logs are kept (`memoryRunStore()`, or `sqlRunStore` of `@reins/stores`). */
+  readonly store: RunStore;
+  /** Resume runs found running at start (default true); off: they end `stopped` / `interrupted` with a notice. */
+  readonly resume?: boolean;
+  /** Ended runs older than this many days are deleted by the sweep; default 30 (`REINS_RUN_RETENTION_DAYS`). */
+  readonly retentionDays?: number;
+  /** How long the store may fail before a run's events are shown unstored; default 5 000 ms. */
+  readonly releaseAfterMs?: number;
+}
+
+/** What `recover()` found and did. */
+export interface RecoveryReport {
+  readonly resumed: number;
+  readonly rebuiltPaused: number;
+  readonly interrupted: number;
+  readonly failed: number;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * The server's durable runs: each run is created in the store before it starts and its events
+ * are stored before any client sees them; a run this process does not hold is read back from
+ * the store for its owner — replayed if it ended, rebuilt live (and so answerable,
+ * cancellable) if it is paused or was running. History is the truth; the registry is a cache.
+ */
+export class DurableRuns {
+  readonly #store: RunStore;
+  readonly #options: DurableRunsOptions;
+  readonly #logger: Logger;
+  readonly #metrics: ServerMetrics;
+  readonly #loading = new Map<string, Promise<RunEntry | undefined>>();
+  #closed = false;
+
+  constructor(options: DurableRunsOptions, logger: Logger, metrics: ServerMetrics) {
+    this.#store = options.store;
+    this.#options = options;
+    this.#logger = logger;
+    this.#metrics = metrics;
+  }
+
+  get store(): RunStore {
+    return this.#store;
+  }
+
+  /** The `durable` option of a run: its events go to the store (nothing after `close`). */
+  sinkFor(runId: string) {
+    return {
+      sink: (events: Parameters<RunStore['append']>[1]) =>
+        this.#closed ? Promise.resolve() : this.#store.append(runId, events),
+      ...(this.#options.releaseAfterMs === undefined ? {} : { releaseAfterMs: this.#options.releaseAfterMs }),
+      onError: (error: unknown) => {
+        this.#metrics.runStoreFailures.inc();
+        this.#logger.warn({ runId, err: error }, 'run store write failed: retrying');
+      },
+    };
+  }
+
+  /** Creates the run's row before it starts (its request is what rebuilds it). */
+  create(runId: string, request: RunRequest, createdAt: number): Promise<void> {
+    return this.#store.create({
+      runId,
+      ownerId: request.principal.id,
+      agent: request.agent,
+      conversationId: request.conversationId,
+      request: requestRecord(request),
+      createdAt,
+    });
+  }
+
+  /** The run for its owner: held here, or read back from the store (see the class comment). */
+  find(s: ServerState, runId: string, ownerId: string): Promise<RunEntry | undefined> {
+    const held = s.registry.get(runId, ownerId);
+    if (held !== undefined) return Promise.resolve(held);
+    let loading = this.#loading.get(runId);
+    if (loading === undefined) {
+      loading = this.#load(s, runId).finally(() => this.#loading.delete(runId));
+      this.#loading.set(runId, loading);
+    }
+    return loading.then((entry) => (entry?.ownerId === ownerId ? entry : undefined));
+  }
+
+  /**
+   * After a restart: every run the store has running is resumed (or, with `resume: false`,
+   * ended `interrupted`), every paused one rebuilt to wait for its answer.
+   */
+  async recover(s: ServerState): Promise<RecoveryReport> {
+    let resumed = 0;
+    let rebuiltPaused = 0;
+    let interrupted = 0;
+    let failed = 0;
+    for (const run of await this.#store.unfinished()) {
+      if (s.registry.get(run.runId, run.ownerId) !== undefined) continue;
+      try {
+        const loaded = await this.#store.load(run.runId);
+        if (loaded === undefined) continue;
+        if (!isPausedStatus(loaded.run.status) && this.#options.resume === false) {
+          await this.#interrupt(loaded);
+          interrupted++;
+          this.#metrics.runsRecovered.inc({ how: 'interrupted' });
+          continue;
+        }
+        const entry = await this.#rebuild(s, loaded);
+        if (entry === undefined) {
+          failed++;
+          this.#metrics.runsRecovered.inc({ how: 'failed' });
+        } else if (isPausedStatus(loaded.run.status)) {
+          rebuiltPaused++;
+          this.#metrics.runsRecovered.inc({ how: 'rebuilt_paused' });
+        } else {
+          resumed++;
+          this.#metrics.runsRecovered.inc({ how: 'resumed' });
+        }
+      } catch (error) {
+        failed++;
+        this.#metrics.runsRecovered.inc({ how: 'failed' });
+        this.#logger.error({ runId: run.runId, err: error }, 'could not recover run');
+      }
+    }
+    const report = { resumed, rebuiltPaused, interrupted, failed };
+    this.#logger.info(report, 'runs recovered from the run store');
+    return report;
+  }
+
+  /** Deletes runs that ended more than `retentionDays` ago; counts them in the metrics. */
+  async sweep(now: number): Promise<number> {
+    const days = this.#options.retentionDays ?? 30;
+    const deleted = await this.#store.sweep(now - days * DAY_MS);
+    this.#metrics.runsSwept.inc(deleted);
+    if (deleted > 0) this.#logger.info({ deleted, retentionDays: days }, 'old runs swept');
+    return deleted;
+  }
+
+  /** Stops storing: runs still held in memory are left where their stored log says (resumed on the next start). */
+  close(): void {
+    this.#closed = true;
+  }
+
+  async #load(s: ServerState, runId: string): Promise<RunEntry | undefined> {
+    const loaded = await this.#store.load(runId);
+    if (loaded === undefined) return undefined;
+    const { run, events } = loaded;
+    const held = s.registry.get(runId, run.ownerId);
+    if (held !== undefined) return held;
+    if (run.status === 'running' || isPausedStatus(run.status)) return this.#rebuild(s, loaded);
+    return s.registry.add(runId, run.ownerId, run.agent, new StoredRun(runId, events), () => undefined);
+  }
+
+  /** Rebuilds a paused or interrupted run from its log; a run that cannot be rebuilt is ended `interrupted`. */
+  async #rebuild(s: ServerState, loaded: LoadedRun): Promise<RunEntry | undefined> {
+    const { run, events } = loaded;
+    const request = readRequestRecord(run.agent, run.request);
+    const definition = s.agents.get(run.agent);
+    if (request === undefined || definition === undefined) {
+      this.#logger.error(
+        { runId: run.runId, agent: run.agent },
+        'run cannot be rebuilt (agent gone or request unreadable): ended interrupted',
+      );
+      const ended = await this.#interrupt(loaded);
+      return s.registry.add(
+        run.runId,
+        run.ownerId,
+        run.agent,
+        new StoredRun(run.runId, ended),
+        () => undefined,
+      );
+    }
+    const resolved = typeof definition === 'function' ? await definition(request.principal) : definition;
+    this.#logger.info(
+      { runId: run.runId, status: run.status, events: events.length },
+      'run rebuilt from its log',
+    );
+    return launchRun(s, resolved, request, run.runId, events);
+  }
+
+  async #interrupt(loaded: LoadedRun): Promise<LoadedRun['events']> {
+    const start = loaded.events[0];
+    const limits = start?.type === 'start' ? start.limits : resolveLimits({});
+    const ending = interruptedEnding(loaded.run.runId, loaded.events, limits, Date.now());
+    await this.#store.append(loaded.run.runId, ending);
+    return [...loaded.events, ...ending];
+  }
+}

@@ -1,0 +1,100 @@
+import { runAgent, runPlanAgent, type AgentRun, type JsonValue, type Principal, type RunEvent } from 'reins';
+import { applyRunOptions, type RunOptions } from './run-options.js';
+import type { RunEntry } from './run-registry.js';
+import { watchRun } from './run-watcher.js';
+import type { AgentDefinition } from './server-options.js';
+import type { ServerState } from './server-state.js';
+
+/** Everything a run is started from — stored with a durable run, so it can be rebuilt after a restart. */
+export interface RunRequest {
+  readonly agent: string;
+  readonly query: string;
+  /** The trusted caller, from authentication (never from the body). */
+  readonly principal: Principal;
+  readonly options: RunOptions;
+  readonly conversationId?: string | undefined;
+  /** Earlier turns of the conversation, as shown to the model (after the agent's instructions). */
+  readonly context?: string | undefined;
+}
+
+/** Starts (or, with `history`, rebuilds) a run of `definition`, registers it and watches it. */
+export function launchRun(
+  s: ServerState,
+  definition: AgentDefinition,
+  request: RunRequest,
+  runId: string,
+  history?: readonly RunEvent[],
+): RunEntry {
+  const { model, limits } = applyRunOptions(definition, request.options);
+  const controller = new AbortController();
+  const instructions = [definition.instructions, request.context].filter((x) => x !== undefined && x !== '');
+  const run = startRun(definition, {
+    query: request.query,
+    model,
+    tools: definition.tools ?? [],
+    ...(limits === undefined ? {} : { limits }),
+    ...(instructions.length === 0 ? {} : { instructions: instructions.join('\n\n') }),
+    ...(definition.clarify === undefined ? {} : { clarify: definition.clarify }),
+    ...(definition.answer === undefined ? {} : { answer: definition.answer }),
+    ...(request.conversationId === undefined ? {} : { conversationId: request.conversationId }),
+    agent: request.agent,
+    principal: request.principal,
+    runId,
+    signal: controller.signal,
+    ...(s.policies === undefined ? {} : { policies: s.policies }),
+    ...(s.deps.run === undefined ? {} : { deps: s.deps.run }),
+    ...(s.durable === undefined ? {} : { durable: s.durable.sinkFor(runId) }),
+    ...(history === undefined ? {} : { history }),
+  });
+  const entry = s.registry.add(runId, request.principal.id, request.agent, run, () => controller.abort());
+  void watchRun(entry, request.principal.id, s.watch, history?.length ?? 0);
+  for (const rollout of s.rollouts) rollout.observe(run).catch(() => undefined);
+  return entry;
+}
+
+/** A ReAct run, or a plan-and-execute run for `kind: 'plan'` agents: the same handle either way. */
+function startRun(definition: AgentDefinition, options: Parameters<typeof runAgent>[0]): AgentRun {
+  if (definition.kind === 'plan') {
+    return runPlanAgent({
+      ...options,
+      ...(definition.validators === undefined ? {} : { validators: definition.validators }),
+      ...(definition.maxPlanSteps === undefined ? {} : { maxPlanSteps: definition.maxPlanSteps }),
+      ...(definition.maxReplans === undefined ? {} : { maxReplans: definition.maxReplans }),
+    });
+  }
+  return runAgent({
+    ...options,
+    ...(definition.decisionFormat === undefined ? {} : { decisionFormat: definition.decisionFormat }),
+  });
+}
+
+/** The request as the store keeps it (JSON). */
+export function requestRecord(request: RunRequest): { readonly [key: string]: JsonValue } {
+  return JSON.parse(JSON.stringify(request)) as { [key: string]: JsonValue };
+}
+
+/** The request back from the store; `undefined` when the row is not one this server wrote. */
+export function readRequestRecord(
+  agent: string,
+  stored: { readonly [key: string]: JsonValue },
+): RunRequest | undefined {
+  const { query, principal, options } = stored;
+  if (
+    typeof query !== 'string' ||
+    typeof principal !== 'object' ||
+    principal === null ||
+    Array.isArray(principal)
+  )
+    return undefined;
+  if (typeof (principal as { id?: unknown }).id !== 'string') return undefined;
+  const conversationId = typeof stored['conversationId'] === 'string' ? stored['conversationId'] : undefined;
+  const context = typeof stored['context'] === 'string' ? stored['context'] : undefined;
+  return {
+    agent,
+    query,
+    principal: principal as unknown as Principal,
+    options: (typeof options === 'object' && options !== null ? options : {}) as RunOptions,
+    conversationId,
+    context,
+  };
+}

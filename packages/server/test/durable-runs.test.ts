@@ -1,0 +1,142 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  defineTool,
+  memoryRunStore,
+  type ApprovalEvent,
+  type Model,
+  type RunEvent,
+  type RunStore,
+} from 'reins';
+import { scriptModel } from 'reins/testing';
+import { act, as, final, openSse, postJson, shape, start, type Started } from './helpers.js';
+
+/** A tool that changes something and counts its executions across "processes" (servers). */
+function orderTool(placed: string[]) {
+  return defineTool({
+    name: 'place_order',
+    description: 'Orders groceries.',
+    input: z.object({ item: z.string() }),
+    output: z.object({ orderId: z.string() }),
+    readOnly: false,
+    run: ({ item }) => {
+      placed.push(item);
+      return { orderId: `o-${placed.length}` };
+    },
+  });
+}
+
+/** A model that never answers: the "process" dies during this model call. */
+const stuckModel: Model = { name: 'stuck', call: () => new Promise(() => undefined) };
+
+const servers: Started[] = [];
+afterEach(async () => {
+  for (const s of servers.splice(0)) await s.close();
+});
+
+async function boot(store: RunStore, model: Model, placed: string[], resume = true) {
+  const started = await start({
+    agents: { shop: { model, tools: [orderTool(placed)] } },
+    durable: { store, resume },
+  });
+  servers.push(started);
+  const report = await started.server.recover();
+  return { ...started, report };
+}
+
+describe('durable runs over HTTP: a run outlives its server', () => {
+  it('a paused run is read, replayed, approved and completed by the next server; the tool runs once', async () => {
+    const store = memoryRunStore();
+    const placed: string[] = [];
+    const script = [act('place_order', { item: 'milk' }), final('ordered milk')];
+    const first = await boot(store, scriptModel(script), placed);
+    const started = await postJson(
+      `${first.url}/v1/runs`,
+      { agent: 'shop', input: 'order milk' },
+      as('alice'),
+    );
+    expect(started.body.record).toMatchObject({ status: 'awaiting_approval' });
+    const runId = (started.body.record as { run_id: string }).run_id;
+    await first.close(); // the server goes away; only the store is left
+
+    const second = await boot(store, scriptModel(script.slice(1)), placed);
+    expect(second.report).toEqual({ resumed: 0, rebuiltPaused: 1, interrupted: 0, failed: 0 });
+    // Another user: the same 404 as a run that does not exist.
+    expect((await fetch(`${second.url}/v1/runs/${runId}`, { headers: as('mallory') })).status).toBe(404);
+    const read = await (await fetch(`${second.url}/v1/runs/${runId}`, { headers: as('alice') })).json();
+    expect(read).toMatchObject({ status: 'awaiting_approval', run_id: runId });
+    const replay = await openSse(`${second.url}/v1/runs/${runId}/events`, {
+      method: 'GET',
+      headers: as('alice'),
+    });
+    await replay.ended;
+    expect(shape(replay.events)).toEqual(['start', 'step:reason', 'step:act', 'approval', 'done']);
+    const approval = replay.events.find((e): e is ApprovalEvent => e.type === 'approval') as ApprovalEvent;
+    const approved = await postJson(
+      `${second.url}/v1/runs/${runId}/approve`,
+      { actId: approval.actId, inputHash: approval.inputHash, approve: true },
+      as('alice'),
+    );
+    expect(approved.status).toBe(200);
+    expect(approved.body.record).toMatchObject({ status: 'success', final_answer: 'ordered milk' });
+    expect(placed).toEqual(['milk']);
+    // Last-Event-ID across the pause, after the restart.
+    const rest = await openSse(`${second.url}/v1/runs/${runId}/events`, {
+      method: 'GET',
+      headers: { ...as('alice'), 'last-event-id': '4' },
+    });
+    await rest.ended;
+    expect(shape(rest.events)).toEqual(['resume', 'step:observe', 'step:reason', 'message', 'done']);
+    expect(rest.events[0]?.seq).toBe(5);
+    const stored = await store.load(runId);
+    expect(stored?.run.status).toBe('success');
+    expect(stored?.events.map((e) => e.seq)).toEqual(stored?.events.map((_, i) => i));
+  });
+
+  it('a run that was running is resumed at start from its last completed step (the model call is repeated)', async () => {
+    const store = memoryRunStore();
+    const placed: string[] = [];
+    const first = await boot(store, stuckModel, placed);
+    const client = await openSse(`${first.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'hello' },
+      headers: as('alice'),
+    });
+    await client.waitFor((f) => f.event === 'start');
+    const runId = (client.events[0] as RunEvent).runId;
+    await first.close();
+    client.destroy();
+
+    const second = await boot(store, scriptModel([final('hello to you')]), placed);
+    expect(second.report).toMatchObject({ resumed: 1 });
+    const entry = second.server.runs.get(runId, 'alice');
+    expect(entry).toBeDefined();
+    const record = await entry?.ended;
+    expect(record).toMatchObject({ status: 'success', final_answer: 'hello to you' });
+    const stored = await store.load(runId);
+    expect(shape(stored?.events ?? [])).toEqual(['start', 'step:reason', 'message', 'done']);
+  });
+
+  it('with resuming off, a run that was running ends stopped/interrupted with a notice; cancel and answer see it ended', async () => {
+    const store = memoryRunStore();
+    const placed: string[] = [];
+    const first = await boot(store, stuckModel, placed);
+    const client = await openSse(`${first.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'hello' },
+      headers: as('alice'),
+    });
+    await client.waitFor((f) => f.event === 'start');
+    const runId = (client.events[0] as RunEvent).runId;
+    await first.close();
+    client.destroy();
+
+    const second = await boot(store, stuckModel, placed, false);
+    expect(second.report).toEqual({ resumed: 0, rebuiltPaused: 0, interrupted: 1, failed: 0 });
+    const read = (await (
+      await fetch(`${second.url}/v1/runs/${runId}`, { headers: as('alice') })
+    ).json()) as Record<string, unknown>;
+    expect(read, JSON.stringify(read)).toMatchObject({ status: 'stopped', stop_reason: 'interrupted' });
+    expect(String(read.final_answer)).toMatch(/resuming interrupted runs is turned off/);
+    const cancelled = await postJson(`${second.url}/v1/runs/${runId}/cancel`, {}, as('alice'));
+    expect(cancelled.body).toMatchObject({ status: 'stopped' });
+  });
+});
