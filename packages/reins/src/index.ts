@@ -184,6 +184,7 @@ export {
   type StoredRunStatus,
 } from './store/run-store.js';
 export { memoryRunStore } from './store/memory-run-store.js';
+export { memoryConversationStore } from './store/memory-conversation-store.js';
 export {
   conversationTitle,
   type Conversation,

@@ -1,7 +1,7 @@
 import { trace } from '@opentelemetry/api';
 import { Hono, type Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { defaultToolPolicies, type AnyTool, type ToolPolicies } from 'reins';
+import { defaultToolPolicies, memoryConversationStore, type AnyTool, type ToolPolicies } from 'reins';
 import { uuidV4Like } from './ids.js';
 import { memoryCounterStore, type CounterStore } from './counter-store.js';
 import { ModelHealth, type HealthCheck } from './health.js';
@@ -12,6 +12,8 @@ import { QuotaGuard } from './quota.js';
 import { createRedisClient, redisCounterStore } from './redis-counter-store.js';
 import { RunRegistry } from './run-registry.js';
 import { DurableRuns, type RecoveryReport } from './durable-runs.js';
+import { Conversations } from './conversations.js';
+import { conversationRoutes } from './routes/conversations.js';
 import { agentRoutes } from './routes/agents.js';
 import { opsRoutes } from './routes/ops.js';
 import { runRoutes } from './routes/runs.js';
@@ -101,10 +103,15 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   });
   const durable =
     options.durable === undefined ? undefined : new DurableRuns(options.durable, logger, metrics);
+  const conversations = new Conversations(
+    options.conversations ?? { store: memoryConversationStore() },
+    logger,
+  );
   const state: ServerState = {
     agents,
     registry,
     durable,
+    conversations,
     metrics,
     quota,
     logger,
@@ -176,6 +183,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   });
   app.route('/v1/agents', agentRoutes(state));
   app.route('/v1/runs', runRoutes(state));
+  app.route('/v1/conversations', conversationRoutes(state));
   app.route('/', opsRoutes(state, checks, deps.now()));
 
   let sweeper: ReturnType<typeof setInterval> | undefined;
@@ -190,6 +198,9 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       const report = await durable.recover(state);
       const sweep = (): void => {
         durable.sweep(deps.now()).catch((error: unknown) => logger.warn({ err: error }, 'run sweep failed'));
+        conversations.store
+          .sweep(deps.now())
+          .catch((error: unknown) => logger.warn({ err: error }, 'conversation sweep failed'));
       };
       sweep();
       sweeper ??= setInterval(sweep, 86_400_000);

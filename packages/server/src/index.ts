@@ -25,3 +25,15 @@ export { RunFeed, isPause, type RunPhase, type FollowUntil, type FeedTiming } fr
 export { runSummary, stoppedRecord, type RunSummary } from './run-summary.js';
 export { DurableRuns, type DurableRunsOptions, type RecoveryReport } from './durable-runs.js';
 export { StoredRun } from './stored-run.js';
+export {
+  Conversations,
+  DEFAULT_CONVERSATION_TTL_MS,
+  type ConversationsOptions,
+  type TurnAbout,
+} from './conversations.js';
+export {
+  conversationContext,
+  parseContextTurns,
+  CONTEXT_HEADER,
+  type HistoryBudget,
+} from './conversation-context.js';

@@ -47,6 +47,15 @@ export function launchRun(
     ...(history === undefined ? {} : { history }),
   });
   const entry = s.registry.add(runId, request.principal.id, request.agent, run, () => controller.abort());
+  const { conversationId } = request;
+  if (conversationId !== undefined && s.conversations !== undefined) {
+    const conversations = s.conversations;
+    const started = history?.[0]?.at ?? s.deps.now();
+    const turn = { runId, query: request.query, at: started };
+    void entry.ended.then((record) =>
+      conversations.end(request.principal.id, conversationId, turn, record, definition.turnAbout),
+    );
+  }
   void watchRun(entry, request.principal.id, s.watch, history?.length ?? 0);
   for (const rollout of s.rollouts) rollout.observe(run).catch(() => undefined);
   return entry;

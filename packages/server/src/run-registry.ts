@@ -96,6 +96,16 @@ export class RunRegistry {
     return entry?.ownerId === ownerId ? entry : undefined;
   }
 
+  /** Drops the owner's run from memory (its conversation was forgotten); a run still going is cancelled first. */
+  forget(runId: string, ownerId: string): void {
+    const entry = this.#runs.get(runId);
+    if (entry?.ownerId !== ownerId) return;
+    if (entry.record === undefined) entry.cancel();
+    clearTimeout(entry.graceTimer);
+    this.#runs.delete(runId);
+    this.#finished.delete(runId);
+  }
+
   /** The owner's runs that have not ended: running or paused. */
   unfinished(ownerId: string): RunEntry[] {
     return [...this.#runs.values()].filter((e) => e.ownerId === ownerId && e.record === undefined);

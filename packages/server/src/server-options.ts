@@ -18,6 +18,7 @@ import type { HealthCheck } from './health.js';
 import type { Logger } from './logging.js';
 import type { QuotaOptions } from './quota.js';
 import type { DurableRunsOptions } from './durable-runs.js';
+import type { ConversationsOptions, TurnAbout } from './conversations.js';
 
 /** What an agent is: its model, tools, limits and role. */
 export interface AgentDefinition {
@@ -48,6 +49,11 @@ export interface AgentDefinition {
   readonly models?: Readonly<Record<string, Model>>;
   /** A structured final answer (action cards …): see `AnswerFormat` in `reins`. ReAct agents only (for now). */
   readonly answer?: RunAgentOptions['answer'];
+  /**
+   * What a finished turn of a conversation was about (which recipe, plan, food, policy), from
+   * its record — by code, from checked results; shown to the conversation's next turns.
+   */
+  readonly turnAbout?: TurnAbout;
 }
 
 /** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */
@@ -142,4 +148,9 @@ export interface ReinsServerOptions {
    * `server.recover()` once at start. Absent: runs live in this process only.
    */
   readonly durable?: DurableRunsOptions;
+  /**
+   * Conversations: `POST /v1/runs {conversationId}` continues one (a new one when omitted,
+   * named in `start`); `/v1/conversations` lists, reads and forgets them. Default: in memory.
+   */
+  readonly conversations?: ConversationsOptions;
 }

@@ -8,6 +8,7 @@ import type { ServerMetrics } from './metrics.js';
 import type { QuotaGuard } from './quota.js';
 import type { RunEntry, RunRegistry } from './run-registry.js';
 import type { DurableRuns } from './durable-runs.js';
+import type { Conversations } from './conversations.js';
 import type { WatchEnv } from './run-watcher.js';
 import type { AgentDefinition, AgentFactory, ServerDeps } from './server-options.js';
 
@@ -22,6 +23,8 @@ export interface ServerState {
   readonly registry: RunRegistry;
   /** Durable runs (a run store is configured); absent: runs live in this process only. */
   readonly durable: DurableRuns | undefined;
+  /** Conversations (turns with their task state) and the history a new turn is shown. */
+  readonly conversations: Conversations | undefined;
   readonly metrics: ServerMetrics;
   readonly quota: QuotaGuard;
   readonly logger: Logger;

@@ -5,6 +5,7 @@ import { ApiError, notFound } from '../http-error.js';
 import { applyRunOptions, readRunOptions, type RunOptions } from '../run-options.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
 import { launchRun, type RunRequest } from '../launch-run.js';
+import { readConversationId } from '../conversations.js';
 import { findRun, type AppEnv, type ServerState } from '../server-state.js';
 import { approveHandlers } from './approve.js';
 import { answerHandlers } from './answer.js';
@@ -28,7 +29,12 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
     }),
     async (c) => {
       const principal = c.get('principal');
-      const { agent, input, options } = await readRunRequest(c, s.limits.maxInputChars);
+      const {
+        agent,
+        input,
+        options,
+        conversationId: named,
+      } = await readRunRequest(c, s.limits.maxInputChars);
       if (s.isStopPhrase(input)) return c.json(await stopRuns(s, principal));
       const definition = s.agents.get(agent);
       if (definition === undefined) throw notFound('agent');
@@ -40,8 +46,17 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
 
       const resolved = typeof definition === 'function' ? await definition(principal) : definition;
       const runId = s.deps.newId();
-      const request: RunRequest = { agent, query: input, principal, options };
       applyRunOptions(resolved, options); // a bad option is a 400 before anything is stored
+      const conversationId = named ?? s.deps.newId();
+      const { context } =
+        s.conversations === undefined
+          ? { context: undefined }
+          : await s.conversations.begin(principal.id, conversationId, {
+              runId,
+              query: input,
+              at: s.deps.now(),
+            });
+      const request: RunRequest = { agent, query: input, principal, options, conversationId, context };
       await s.durable?.create(runId, request, s.deps.now());
       const entry = launchRun(s, resolved, request, runId);
       c.header('X-Run-Id', runId);
@@ -78,7 +93,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
 async function readRunRequest(
   c: Context,
   maxInputChars: number,
-): Promise<{ agent: string; input: string; options: RunOptions }> {
+): Promise<{ agent: string; input: string; options: RunOptions; conversationId: string | undefined }> {
   let body: unknown;
   try {
     body = await c.req.json();
@@ -86,13 +101,13 @@ async function readRunRequest(
     throw new ApiError(
       400,
       'INVALID_PARAMETER',
-      'the body must be JSON: {"agent": string, "input": string, "maxSteps"?: number, "model"?: string}',
+      'the body must be JSON: {"agent": string, "input": string, "maxSteps"?: number, "model"?: string, "conversationId"?: string}',
     );
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError(400, 'INVALID_PARAMETER', 'the body must be a JSON object');
   }
-  const { agent, input, maxSteps, model, ...rest } = body as Record<string, unknown>;
+  const { agent, input, maxSteps, model, conversationId, ...rest } = body as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) throw new ApiError(400, 'INVALID_PARAMETER', `unknown field(s): ${extra.join(', ')}`);
   if (typeof agent !== 'string' || agent === '')
@@ -103,7 +118,12 @@ async function readRunRequest(
   if (input.length > maxInputChars) {
     throw new ApiError(413, 'PAYLOAD_TOO_LARGE', `input over ${maxInputChars} characters`);
   }
-  return { agent, input, options: readRunOptions({ maxSteps, model }) };
+  return {
+    agent,
+    input,
+    options: readRunOptions({ maxSteps, model }),
+    conversationId: readConversationId(conversationId),
+  };
 }
 
 /** A stop message: cancels the caller's live runs (no model call) and reports where each stopped. */

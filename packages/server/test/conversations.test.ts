@@ -1,0 +1,157 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { memoryRunStore, type ChatMessage, type Model, type ModelRequest, type RunEvent } from 'reins';
+import { as, final, openSse, postJson, start, type Started } from './helpers.js';
+
+/** A model that answers from a list and keeps the system prompt of every call. */
+function recordingModel(replies: string[]) {
+  const systems: string[] = [];
+  const model: Model = {
+    name: 'recording',
+    async call(request: ModelRequest) {
+      systems.push(
+        request.messages
+          .filter((m: ChatMessage) => m.role === 'system')
+          .map((m) => m.content)
+          .join('\n'),
+      );
+      return { ok: true, text: replies.shift() ?? final('?'), usage: { inputTokens: 1, outputTokens: 1 } };
+    },
+  };
+  return { model, systems };
+}
+
+let running: Started | undefined;
+afterEach(async () => {
+  await running?.close();
+  running = undefined;
+});
+
+async function boot(replies: string[], withStore = false) {
+  const { model, systems } = recordingModel(replies);
+  running = await start({
+    agents: {
+      chef: {
+        model,
+        tools: [],
+        instructions: 'You are a chef.',
+        turnAbout: (record) =>
+          record.final_answer.includes('番茄炒蛋') ? { recipe: { name: '番茄炒蛋' } } : undefined,
+      },
+    },
+    ...(withStore ? { durable: { store: memoryRunStore() } } : {}),
+  });
+  return { url: running.url, systems };
+}
+
+describe('conversations: a follow-up sees the earlier turns', () => {
+  it('a new run names its conversation in start; the next turn is shown the first (question, answer, task state)', async () => {
+    const { url, systems } = await boot([final('今晚做番茄炒蛋'), final('明天做青椒肉丝')], true);
+    const first = await openSse(`${url}/v1/runs`, {
+      body: { agent: 'chef', input: '今天晚饭吃什么？' },
+      headers: as('alice'),
+    });
+    await first.ended;
+    const start = first.events[0] as Extract<RunEvent, { type: 'start' }>;
+    expect(start.conversationId).toMatch(/^[0-9a-f-]{36}$/);
+    expect(systems[0]).not.toContain('Earlier in this conversation');
+
+    const second = await postJson(
+      `${url}/v1/runs`,
+      { agent: 'chef', input: '那明天呢？', conversationId: start.conversationId },
+      as('alice'),
+    );
+    expect(second.status).toBe(200);
+    expect(systems[1]).toContain('You are a chef.');
+    expect(systems[1]).toContain('Earlier in this conversation');
+    expect(systems[1]).toContain(
+      '{"user":"今天晚饭吃什么？","answer":"今晚做番茄炒蛋","about":{"recipe":{"name":"番茄炒蛋"}}}',
+    );
+
+    const list = (await (await fetch(`${url}/v1/conversations`, { headers: as('alice') })).json()) as {
+      conversations: unknown[];
+    };
+    expect(list.conversations).toHaveLength(1);
+    expect(list.conversations[0]).toMatchObject({
+      id: start.conversationId,
+      title: '今天晚饭吃什么？',
+      turnCount: 2,
+    });
+    const one = (await (
+      await fetch(`${url}/v1/conversations/${start.conversationId}`, { headers: as('alice') })
+    ).json()) as { turns: { query: string; answer: string; status: string }[] };
+    expect(one.turns.map((t) => [t.query, t.answer, t.status])).toEqual([
+      ['今天晚饭吃什么？', '今晚做番茄炒蛋', 'success'],
+      ['那明天呢？', '明天做青椒肉丝', 'success'],
+    ]);
+  });
+
+  it("someone else's conversation is a 404 everywhere, and cannot be continued", async () => {
+    const { url } = await boot([final('a'), final('b')]);
+    const first = await postJson(`${url}/v1/runs`, { agent: 'chef', input: 'hi' }, as('alice'));
+    const runId = (first.body.record as { run_id: string }).run_id;
+    const events = first.body.events as RunEvent[];
+    const conversationId = (events[0] as Extract<RunEvent, { type: 'start' }>).conversationId;
+    expect(runId).toBeDefined();
+    expect(
+      (await fetch(`${url}/v1/conversations/${conversationId}`, { headers: as('mallory') })).status,
+    ).toBe(404);
+    const hijack = await postJson(
+      `${url}/v1/runs`,
+      { agent: 'chef', input: 'what did she say?', conversationId },
+      as('mallory'),
+    );
+    expect(hijack.status).toBe(404);
+    const theirs = (await (await fetch(`${url}/v1/conversations`, { headers: as('mallory') })).json()) as {
+      conversations: unknown[];
+    };
+    expect(theirs.conversations).toEqual([]);
+    const del = await fetch(`${url}/v1/conversations/${conversationId}`, {
+      method: 'DELETE',
+      headers: as('mallory'),
+    });
+    expect(del.status).toBe(404);
+  });
+
+  it('DELETE forgets the conversation and its runs; a bad id is a 400', async () => {
+    const { url } = await boot([final('a')], true);
+    const first = await postJson(
+      `${url}/v1/runs`,
+      { agent: 'chef', input: 'hi', conversationId: 'kitchen-chat-1' },
+      as('alice'),
+    );
+    const runId = (first.body.record as { run_id: string }).run_id;
+    const del = await fetch(`${url}/v1/conversations/kitchen-chat-1`, {
+      method: 'DELETE',
+      headers: as('alice'),
+    });
+    expect(await del.json()).toEqual({ deleted: true, conversationId: 'kitchen-chat-1', turns: 1, runs: 1 });
+    expect((await fetch(`${url}/v1/conversations/kitchen-chat-1`, { headers: as('alice') })).status).toBe(
+      404,
+    );
+    expect((await fetch(`${url}/v1/runs/${runId}`, { headers: as('alice') })).status).toBe(404);
+    const bad = await postJson(
+      `${url}/v1/runs`,
+      { agent: 'chef', input: 'hi', conversationId: '../etc' },
+      as('alice'),
+    );
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { code: 'INVALID_PARAMETER' } });
+  });
+
+  it('older turns are summarized within the history budget', async () => {
+    const replies = Array.from({ length: 6 }, (_, i) => final(`answer ${i} ${'x'.repeat(200)}`));
+    const { url, systems } = await boot(replies);
+    const conversationId = 'long-one';
+    for (let i = 0; i < 6; i++) {
+      await postJson(
+        `${url}/v1/runs`,
+        { agent: 'chef', input: `question ${i}`, conversationId },
+        as('alice'),
+      );
+    }
+    const last = systems[5] ?? '';
+    expect(last).toContain('(2 earlier turn(s), summarized) the user asked: question 0 / question 1');
+    expect(last).toContain('"user":"question 4"');
+    expect(last).not.toContain('"user":"question 1"');
+  });
+});
