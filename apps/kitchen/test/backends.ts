@@ -12,7 +12,8 @@ import { openPgliteDb, pgliteDb } from '../src/db/pglite-db.js';
 /**
  * The backends every storage-touching suite runs on. PostgreSQL is the one on this machine
  * (trust auth); each test file gets its own schema, dropped afterwards. When PostgreSQL is not
- * reachable its suites are skipped with a printed reason — or fail, with KITCHEN_REQUIRE_PG=1.
+ * reachable its suites are skipped with a printed reason — or fail, with KITCHEN_REQUIRE_PG=1 or in CI
+ * (CI=true: a missing service there is a failure, never a silent skip).
  */
 export const PG_URL = process.env['KITCHEN_TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 
@@ -31,7 +32,7 @@ async function pgReachable(): Promise<string | undefined> {
 
 const pgProblem = await pgReachable();
 if (pgProblem !== undefined) {
-  if (process.env['KITCHEN_REQUIRE_PG'] === '1')
+  if (process.env['KITCHEN_REQUIRE_PG'] === '1' || process.env['CI'] === 'true')
     throw new Error(`PostgreSQL required but unreachable: ${pgProblem}`);
   console.warn(`[kitchen tests] PostgreSQL at ${PG_URL} unreachable (${pgProblem}): its suites are skipped`);
 }

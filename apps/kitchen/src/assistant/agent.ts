@@ -4,6 +4,7 @@ import { kitchenReads } from '../services/assistant-reads.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { kitchenTools } from './kitchen-tools.js';
 import { kitchenAnswerFormat } from './kitchen-answer.js';
+import { kitchenTurnAbout } from './turn-about.js';
 import { nutritionTool, type NutritionLookup } from './nutrition-tool.js';
 
 export const KITCHEN_INSTRUCTIONS = [
@@ -36,6 +37,8 @@ export interface KitchenAgentDefinition {
   readonly instructions: string;
   /** The structured final answer: reply + action cards, re-stamped by code (`finalizeKitchenAnswer`). */
   readonly answer: AnswerFormat<KitchenAnswer>;
+  /** What a turn of a conversation was about (its cards' recipe, food, plan), for the next turns. */
+  readonly turnAbout: typeof kitchenTurnAbout;
 }
 
 /**
@@ -62,5 +65,6 @@ export function kitchenAgent(
     limits: { historyFullSteps: 3, ...options.limits, maxSteps },
     instructions: KITCHEN_INSTRUCTIONS,
     answer: kitchenAnswerFormat,
+    turnAbout: kitchenTurnAbout,
   };
 }

@@ -4,6 +4,7 @@ import { detectIntent, foodOf, isChinese } from './intent.js';
 import { nextCalls } from './plan-calls.js';
 import { readSeen } from './seen.js';
 import { writeAnswer } from './write-answer.js';
+import { resolveFollowUp } from './follow-up.js';
 
 export interface KitchenDemoModelOptions {
   /** For "this week". Default `() => new Date()`. */
@@ -39,7 +40,10 @@ export function kitchenDemoModel(options: KitchenDemoModelOptions = {}): Model {
 }
 
 function decide(request: ModelRequest, today: string): Record<string, unknown> {
-  const query = request.messages[1]?.content ?? '';
+  const asked = request.messages[1]?.content ?? '';
+  // A follow-up ("那明天呢？") is answered as the question it stands for, from the conversation.
+  const resolved = resolveFollowUp(asked, request.messages[0]?.content ?? '');
+  const query = resolved ?? asked;
   const intent = detectIntent(query);
   const food = intent === 'nutrition' ? foodOf(query) : undefined;
   const seen = readSeen(request.messages);
@@ -55,10 +59,8 @@ function decide(request: ModelRequest, today: string): Record<string, unknown> {
       actions: calls,
     };
   }
-  return {
-    thought: `intent ${intent}: answering from ${seen.all.length} observation(s)`,
-    final: writeAnswer(intent, seen, { zh: isChinese(query), today, food }),
-  };
+  const answer = writeAnswer(intent, seen, { zh: isChinese(query), today, food, followUp: resolved });
+  return { thought: `intent ${intent}: answering from ${seen.all.length} observation(s)`, final: answer };
 }
 
 /**

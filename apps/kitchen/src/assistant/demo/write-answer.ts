@@ -307,10 +307,18 @@ const WRITERS: Readonly<Record<DemoIntent, (c: Context) => KitchenAnswer>> = {
 export function writeAnswer(
   intent: DemoIntent,
   seen: Seen,
-  options: { zh: boolean; today: string; food: string | undefined },
+  options: { zh: boolean; today: string; food: string | undefined; followUp?: string | undefined },
 ): KitchenAnswer {
   const say: Say = (zh, en) => (options.zh ? zh : en);
   const answer = WRITERS[intent]({ seen, say, ...options });
   const notice = options.zh ? KITCHEN_DEMO_NOTICE.zh : KITCHEN_DEMO_NOTICE.en;
-  return { reply: `${notice}\n${answer.reply}`.slice(0, 4_000), cards: answer.cards.slice(0, 12) };
+  // A follow-up says what it understood, so a wrong reading is visible at once.
+  const understood =
+    options.followUp === undefined
+      ? ''
+      : say(`（接着上一个问题：${options.followUp}）\n`, `(Following up: ${options.followUp})\n`);
+  return {
+    reply: `${notice}\n${understood}${answer.reply}`.slice(0, 4_000),
+    cards: answer.cards.slice(0, 12),
+  };
 }
