@@ -202,3 +202,9 @@ export type {
 export { interruptedEnding, type DurableRunOptions } from './loop/durable-run.js';
 export { RunReplay, type ReplayedAct } from './loop/run-replay.js';
 export type { EventSink } from './loop/log-writer.js';
+export {
+  conversationContext,
+  parseContextTurns,
+  CONTEXT_HEADER,
+  type HistoryBudget,
+} from './store/conversation-context.js';

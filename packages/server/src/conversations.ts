@@ -1,5 +1,4 @@
-import type { ConversationStore, JsonValue, RunRecord } from 'reins';
-import { conversationContext, type HistoryBudget } from './conversation-context.js';
+import { conversationContext, type ConversationStore, type HistoryBudget, type JsonValue, type RunRecord } from 'reins';
 import { ApiError } from './http-error.js';
 import type { Logger } from './logging.js';
 

@@ -31,9 +31,3 @@ export {
   type ConversationsOptions,
   type TurnAbout,
 } from './conversations.js';
-export {
-  conversationContext,
-  parseContextTurns,
-  CONTEXT_HEADER,
-  type HistoryBudget,
-} from './conversation-context.js';

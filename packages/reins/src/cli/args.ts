@@ -10,6 +10,8 @@ export interface RunCommand {
   readonly json: boolean;
   /** `react` (default): the ReAct loop; `plan`: plan-and-execute. */
   readonly agent: 'react' | 'plan';
+  /** Continue (or start) this conversation: earlier turns are shown to the model. */
+  readonly conversation: string | undefined;
 }
 
 export type CliCommand = RunCommand | { readonly command: 'help' };
@@ -19,7 +21,7 @@ export class UsageError extends Error {
   readonly code = 'INVALID_PARAMETER';
 }
 
-export const USAGE = `Usage: reins run --query "..." [--agent react | plan] [--model demo | script:FILE | openai:M | anthropic:M] [--max-steps N] [--deadline-ms N] [--json]
+export const USAGE = `Usage: reins run --query "..." [--agent react | plan] [--model demo | script:FILE | openai:M | anthropic:M] [--max-steps N] [--deadline-ms N] [--conversation ID] [--json]
 
   --query, -q      the question for the agent (required)
   --agent, -a      react (default: reason, act, observe) or plan (plan-and-execute: the model
@@ -29,6 +31,9 @@ export const USAGE = `Usage: reins run --query "..." [--agent react | plan] [--m
                    OPENAI_BASE_URL for local servers). Default: REINS_MODEL, else demo.
   --max-steps      model steps (default 8 for the CLI); the last step offers no tools
   --deadline-ms    wall-clock budget for the run (default 60000)
+  --conversation   continue the conversation ID (made on first use): its earlier turns are shown
+                   to the model, and this run becomes its next turn. Kept as JSON files in
+                   $REINS_DATA_DIR/conversations (default ./.reins/conversations), for 30 days.
   --json           print the run record as JSON instead of the live trace
 
 A plan run that needs an answer asks on stdin when stdin is a terminal (type the answer or a
@@ -55,6 +60,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
         'max-steps': { type: 'string', default: '8' },
         'deadline-ms': { type: 'string' },
         json: { type: 'boolean', default: false },
+        conversation: { type: 'string' },
       },
     }));
   } catch (thrown) {
@@ -66,9 +72,16 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (agent !== 'react' && agent !== 'plan') {
     throw new UsageError(`--agent must be react or plan, got ${JSON.stringify(agent)}`);
   }
+  const conversation = values.conversation;
+  if (conversation !== undefined && !/^[A-Za-z0-9_-]{1,100}$/.test(conversation)) {
+    throw new UsageError(
+      `--conversation must be 1–100 of A-Z a-z 0-9 _ -, got ${JSON.stringify(conversation)}`,
+    );
+  }
   return {
     command: 'run',
     agent,
+    conversation,
     query,
     model: values.model,
     maxSteps: positiveInt('--max-steps', values['max-steps']),

@@ -7,6 +7,8 @@ import { USAGE, UsageError, parseCli, type RunCommand } from './args.js';
 import { chooseCliModel } from './choose-model.js';
 import { exampleTools } from './example-tools.js';
 import { formatEvent } from './print-event.js';
+import { conversationContext } from '../store/conversation-context.js';
+import type { ConversationTurn } from '../store/conversation-store.js';
 
 const EXIT: Readonly<Record<RunStatus, number>> = {
   success: 0,
@@ -83,9 +85,13 @@ async function run(
     return 2;
   }
   const controller = new AbortController();
+  const conversation =
+    command.conversation === undefined ? undefined : await openConversation(command.conversation, env);
   let agentRun: AgentRun;
   try {
     const options = {
+      ...(conversation?.context === undefined ? {} : { instructions: conversation.context }),
+      ...(conversation === undefined ? {} : { conversationId: conversation.id }),
       query: command.query,
       model,
       tools: exampleTools(),
@@ -130,7 +136,39 @@ async function run(
       }
     }
     process.off('SIGINT', onSigint);
+    if (conversation !== undefined) {
+      await conversation.remember({
+        runId: agentRun.runId,
+        query: command.query,
+        at: Date.now(),
+        status: record.status,
+        answer: record.final_answer,
+      });
+      io.err(
+        `conversation ${conversation.id}: ${conversation.turns + 1} turn(s); continue with --conversation ${conversation.id}\n`,
+      );
+    }
     if (command.json) io.out(`${JSON.stringify(record, null, 2)}\n`);
     return EXIT[record.status];
   }
+}
+
+const CLI_USER = 'cli';
+const CONVERSATION_TTL_MS = 30 * 86_400_000;
+
+/** The CLI's conversation: its earlier turns as context, and how to add this run's turn. */
+async function openConversation(id: string, env: Readonly<Record<string, string | undefined>>) {
+  const [{ fileConversationStore }, { join }] = await Promise.all([
+    import('../node/file-conversation-store.js'),
+    import('node:path'),
+  ]);
+  const store = fileConversationStore(join(env['REINS_DATA_DIR'] ?? '.reins', 'conversations'));
+  const loaded = await store.get(id, CLI_USER, Date.now());
+  const turns = loaded?.turns ?? [];
+  return {
+    id,
+    turns: turns.length,
+    context: conversationContext(turns),
+    remember: (turn: ConversationTurn) => store.addTurn(id, CLI_USER, turn, CONVERSATION_TTL_MS),
+  };
 }

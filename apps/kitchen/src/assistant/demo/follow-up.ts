@@ -1,4 +1,4 @@
-import { parseContextTurns } from '@reins/server';
+import { parseContextTurns } from 'reins';
 
 /** An earlier turn as the run's context shows it (see `conversationContext` in `@reins/server`). */
 interface EarlierTurn {

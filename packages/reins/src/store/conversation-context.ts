@@ -1,4 +1,4 @@
-import type { ConversationTurn } from 'reins';
+import type { ConversationTurn } from './conversation-store.js';
 
 export interface HistoryBudget {
   /** The latest turns shown in full (their question, answer and task state); default 3. */
