@@ -3,6 +3,7 @@ import { NUTRITION_UNAVAILABLE } from '../kitchen-answer.js';
 import { addDays, weekOf, weekdayName } from './dates.js';
 import type { DemoIntent } from './intent.js';
 import { SLOTS } from '../../domain/types.js';
+import { memoryLine } from './memory-calls.js';
 import { safeMatches, SOON_DAYS } from './plan-calls.js';
 import type { Seen } from './seen.js';
 
@@ -312,5 +313,7 @@ export function writeAnswer(
   const say: Say = (zh, en) => (options.zh ? zh : en);
   const answer = WRITERS[intent]({ seen, say, ...options });
   const notice = options.zh ? KITCHEN_DEMO_NOTICE.zh : KITCHEN_DEMO_NOTICE.en;
-  return { reply: `${notice}\n${answer.reply}`.slice(0, 4_000), cards: answer.cards.slice(0, 12) };
+  const remembered = memoryLine(seen, options.zh);
+  const head = remembered === undefined ? notice : `${notice}\n${remembered}`;
+  return { reply: `${head}\n${answer.reply}`.slice(0, 4_000), cards: answer.cards.slice(0, 12) };
 }
