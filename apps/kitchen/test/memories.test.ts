@@ -81,6 +81,10 @@ describeEachBackend('household memories', (harness) => {
     const answer = answerOf(run);
     expect(answer.memories?.map((m) => m.text)).toContain('婆婆不吃辣');
     expect(answer.reply).toContain('婆婆不吃辣');
+    // The demo model acts on it: no dish tagged 辣 is suggested (麻婆豆腐 is, without the memory).
+    const cards = (answer as { cards?: { type: string; name: string; tags?: string[] }[] }).cards ?? [];
+    expect(cards.filter((c) => c.type === 'recipe').length).toBeGreaterThan(0);
+    expect(cards.some((c) => c.tags?.includes('辣') === true)).toBe(false);
   });
 
   it('"记住：…" pauses for approval; approved, the memory is stored; declined, nothing is', async () => {

@@ -55,13 +55,22 @@ export function recalledTexts(seen: Seen): string[] {
   return [...new Set(texts)];
 }
 
-/** "记得：婆婆不吃辣；…" for the reply, or undefined when nothing was recalled. */
+const NO_SPICY =
+  /不吃辣|不能吃辣|忌辣|怕辣|(?:doesn'?t|does not|don'?t|do not|can'?t|cannot) eat spicy|no spicy/i;
+
+/** Recipe tags the recalled memories rule out (婆婆不吃辣 → 辣): the demo's one rule. */
+export function avoidedTags(seen: Seen): string[] {
+  return recalledTexts(seen).some((text) => NO_SPICY.test(text)) ? ['辣', 'spicy'] : [];
+}
+
+/** "记得家里说过：婆婆不吃辣…" for the reply, or undefined when nothing was recalled. */
 export function memoryLine(seen: Seen, zh: boolean): string | undefined {
   const texts = recalledTexts(seen);
   if (texts.length === 0) return undefined;
+  const avoided = avoidedTags(seen).length > 0;
   return zh
-    ? `记得家里说过：${texts.join('；')}。推荐时请留意。`
-    : `Remembered for your household: ${texts.join('; ')}. Keep it in mind when choosing.`;
+    ? `记得家里说过：${texts.join('；')}。${avoided ? '推荐里已避开辣的菜。' : '推荐时请留意。'}`
+    : `Remembered for your household: ${texts.join('; ')}.${avoided ? ' Spicy dishes are left out.' : ' Keep it in mind when choosing.'}`;
 }
 
 /**

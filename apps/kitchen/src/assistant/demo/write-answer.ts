@@ -41,7 +41,7 @@ function allergyLine(c: Context): string | undefined {
   const allergies = c.seen.profile()?.allergies ?? [];
   if (allergies.length === 0) return undefined;
   const labels = allergies.map((a) => (a.person === null ? a.label : `${a.person}：${a.label}`));
-  const skipped = (c.seen.recipes() ?? []).length - safeMatches(c.seen).length;
+  const skipped = (c.seen.recipes() ?? []).length - safeMatches(c.seen, false, false).length; // allergens only
   return c.say(
     `已避开过敏食材（${labels.join('；')}）${skipped > 0 ? `，排除了 ${skipped} 道含过敏原的菜` : ''}。`,
     `Allergies respected (${allergies.map((a) => a.label).join(', ')})${skipped > 0 ? `; ${skipped} dish(es) with an allergen left out` : ''}.`,
