@@ -32,13 +32,22 @@ async function idsOf(h: Harness, household: string): Promise<Set<string>> {
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 
 describeEachBackend('kitchen assistant tools', (harness) => {
-  it('the agent is bounded (4 steps), read-only, five tools, instructions in Chinese and English', () => {
+  it('the agent is bounded (4 steps), read-only but for remember_memory (which waits for approval), instructions in Chinese and English', () => {
     const h = harness();
     const agent = kitchenAgent(h.services, { model: scriptModel([]), nutrition: fakeNutrition().lookup });
     expect(agent.tools.map((t) => t.name).sort()).toEqual(
-      ['fridge_items', 'household_preferences', 'meal_plan', 'nutrition_lookup', 'search_recipes'].sort(),
+      [
+        'fridge_items',
+        'household_preferences',
+        'meal_plan',
+        'nutrition_lookup',
+        'search_recipes',
+        'recall_memories',
+        'remember_memory',
+      ].sort(),
     );
-    expect(agent.tools.every((t) => t.readOnly)).toBe(true);
+    const writers = agent.tools.filter((t) => !t.readOnly);
+    expect(writers.map((t) => [t.name, t.needsApproval])).toEqual([['remember_memory', true]]);
     expect(agent.limits.maxSteps).toBe(4);
     expect(
       kitchenAgent(h.services, {

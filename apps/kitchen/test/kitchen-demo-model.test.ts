@@ -91,6 +91,7 @@ describeEachBackend(
       const plans = run.events.filter((e): e is PlanStepEvent => e.type === 'step' && e.phase === 'plan');
       expect(plans).toHaveLength(1);
       expect(plans[0]?.plan.steps.map((s) => [s.action, s.dependsOn])).toEqual([
+        ['recall_memories', []],
         ['meal_plan', []],
         ['fridge_items', []],
         ['household_preferences', []],

@@ -41,6 +41,7 @@ describeEachBackend('inward MCP server over Streamable HTTP (bearer = session to
       'search_recipes',
       'meal_plan',
       'household_preferences',
+      'recall_memories',
       'nutrition_lookup',
     ]);
     const http = await startMcpHttp(server, { authenticate: sessionPrincipal(h.services) });

@@ -2,6 +2,7 @@ import { renderCards } from './cards.js';
 import { h } from './dom.js';
 import { t } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
+import { renderUsedMemories } from './memories.js';
 import { arr, obj, str, type WireEvent } from './run-events.js';
 
 /**
@@ -40,6 +41,7 @@ export function renderAnswer(message: WireEvent): HTMLElement {
     { class: `answer answer-${format === 'raw' ? 'raw' : 'structured'}`, 'data-testid': 'answer' },
     labels.childElementCount > 0 && labels,
     body,
+    format === 'raw' ? null : renderUsedMemories(message['data']),
     format === 'raw' ? null : renderCards(message['data']),
   );
 }

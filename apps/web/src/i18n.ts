@@ -111,6 +111,14 @@ const EN = {
   error: 'Error',
   skipToMain: 'Skip to content',
   menu: 'Pages',
+  memories: 'Household memories',
+  memoriesHint:
+    'Things the assistant keeps in mind for your household (e.g. “Grandma doesn’t eat spicy food”).',
+  memoryText: 'Remember',
+  memoriesUsed: 'Memories used',
+  approve: 'Approve',
+  decline: 'Decline',
+  approveRemember: (text: string) => `Remember for your household: “${text}”?`,
 };
 
 export type Texts = typeof EN;
@@ -235,6 +243,13 @@ const ZH: Texts = {
   error: '错误',
   skipToMain: '跳到正文',
   menu: '页面',
+  memories: '家里记下的事',
+  memoriesHint: '助手为全家记住的事（例如“婆婆不吃辣”），推荐菜时会参考。',
+  memoryText: '记住',
+  memoriesUsed: '用到的记忆',
+  approve: '确认',
+  decline: '不用了',
+  approveRemember: (text: string) => `为全家记住：“${text}”？`,
 };
 
 const STORAGE_KEY = 'kitchen.lang';

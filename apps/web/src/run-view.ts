@@ -11,6 +11,8 @@ export interface RunViewOptions {
   readonly onPlan?: (plan: PlanVersion) => void;
   /** Called for a clarifying question the user can answer. */
   readonly onClarify?: (event: WireEvent) => HTMLElement | null;
+  /** Called for a call waiting for the user's approval (e.g. remembering a household memory). */
+  readonly onApproval?: (event: WireEvent) => HTMLElement | null;
 }
 
 /**
@@ -60,6 +62,10 @@ export class RunView {
     }
     if (event.type === 'clarify') {
       const extra = this.#options.onClarify?.(event);
+      if (extra !== null && extra !== undefined) this.#answer.append(extra);
+    }
+    if (event.type === 'approval') {
+      const extra = this.#options.onApproval?.(event);
       if (extra !== null && extra !== undefined) this.#answer.append(extra);
     }
     if (event.type === 'done') this.finish(str(event['status'], 'error'));

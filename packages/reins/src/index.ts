@@ -208,3 +208,19 @@ export {
   CONTEXT_HEADER,
   type HistoryBudget,
 } from './store/conversation-context.js';
+export { memoryMemoryStore, type MemoryMemoryStoreOptions } from './store/memory-memory-store.js';
+export { memoryTerms, memoryWords, type WeightedTerm } from './store/memory-terms.js';
+export {
+  scoreMemory,
+  rankRecalled,
+  memoryText,
+  tryEmbed,
+  cosine,
+  trigramSimilarities,
+  TRIGRAM_FLOOR,
+  VECTOR_FLOOR,
+  DEFAULT_MIN_SCORE,
+  DEFAULT_RECALL_LIMIT,
+  MAX_MEMORY_CHARS,
+  type RecallSignals,
+} from './store/memory-recall.js';

@@ -1,4 +1,10 @@
-import { conversationContext, type ConversationStore, type HistoryBudget, type JsonValue, type RunRecord } from 'reins';
+import {
+  conversationContext,
+  type ConversationStore,
+  type HistoryBudget,
+  type JsonValue,
+  type RunRecord,
+} from 'reins';
 import { ApiError } from './http-error.js';
 import type { Logger } from './logging.js';
 

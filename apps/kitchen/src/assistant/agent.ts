@@ -5,6 +5,7 @@ import type { KitchenServices } from '../services/kitchen-services.js';
 import { kitchenTools } from './kitchen-tools.js';
 import { kitchenAnswerFormat } from './kitchen-answer.js';
 import { kitchenTurnAbout } from './turn-about.js';
+import { memoryTools } from './memory-tools.js';
 import { nutritionTool, type NutritionLookup } from './nutrition-tool.js';
 
 export const KITCHEN_INSTRUCTIONS = [
@@ -17,6 +18,8 @@ export const KITCHEN_INSTRUCTIONS = [
   'When the tools have no data for something, say the data is missing; never invent items, recipes or numbers. ' +
     'Check allergies and preferences before suggesting a dish. Nutrition numbers come only from nutrition_lookup.',
   'The household is always the signed-in user’s own; tools take no household id.',
+  '家里记下的事项用 recall_memories 回忆；只有用户要求“记住……”时才用 remember_memory（用户确认后才会写入）。' +
+    'Recall household memories with recall_memories; call remember_memory only when the user asks you to remember something (it runs after the user approves).',
 ].join('\n');
 
 export interface KitchenAgentOptions {
@@ -42,7 +45,8 @@ export interface KitchenAgentDefinition {
 }
 
 /**
- * The kitchen assistant: five read-only tools over `kitchenReads(services)`, at most 4 model
+ * The kitchen assistant: six read-only tools (the household reads, memory recall, nutrition) and
+ * `remember_memory`, which waits for the user's approval; at most 4 model
  * steps (the last one offers no tools). The tools read the household from each run's
  * `ctx.principal`, so one definition serves every user: `agents: { kitchen: kitchenAgent(…) }`.
  */
@@ -56,6 +60,7 @@ export function kitchenAgent(
     model: options.model,
     tools: [
       ...kitchenTools(reads),
+      ...memoryTools(services.memories),
       nutritionTool(options.nutrition, {
         dishes: reads.recipeNamed,
         ...(options.nutritionTimeoutMs === undefined ? {} : { timeoutMs: options.nutritionTimeoutMs }),

@@ -64,9 +64,14 @@ export const mealPlanCard = z.object({
 
 export const kitchenCard = z.discriminatedUnion('type', [recipeCard, nutritionCard, mealPlanCard]);
 
+/** A household memory the answer drew on (stamped by code from the run's recall). */
+export const usedMemory = z.object({ id: z.string().max(64), text: z.string().max(500) });
+
 export const kitchenAnswer = z.object({
   reply: z.string().min(1).max(4_000),
   cards: z.array(kitchenCard).max(12),
+  /** Stamped: the household memories `recall_memories` returned this run; absent when none. */
+  memories: z.array(usedMemory).max(10).optional(),
 });
 
 export type RecipeCard = z.infer<typeof recipeCard>;
@@ -75,3 +80,4 @@ export type MealPlanEntryCard = z.infer<typeof mealPlanEntryCard>;
 export type MealPlanCard = z.infer<typeof mealPlanCard>;
 export type KitchenCard = z.infer<typeof kitchenCard>;
 export type KitchenAnswer = z.infer<typeof kitchenAnswer>;
+export type UsedMemory = z.infer<typeof usedMemory>;

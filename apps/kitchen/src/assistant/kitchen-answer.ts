@@ -9,6 +9,7 @@ import {
   type NutritionCard,
   type RecipeCard,
 } from './cards.js';
+import { recalledMemories } from './memory-evidence.js';
 import { nutritionOutput } from './nutrition-tool.js';
 import { mealPlanOutput, recipeSearchOutput } from './schemas.js';
 
@@ -143,7 +144,7 @@ function stampMealPlan(card: MealPlanCard, evidence: Evidence): MealPlanCard {
 /**
  * Re-stamps an answer from the run's observations: nutrition values and provenance come from
  * the nutrition_lookup results (`mcp_exact` per 100 g, `mcp_derived` per serving) or are
- * `llm_estimate`; recipe ids and "planned" come only from what the tools returned. When a
+ * `llm_estimate`; recipe ids, "planned" and the memories used come only from what the tools returned. When a
  * nutrition lookup failed, the reply says nutrition data is unavailable.
  */
 export function finalizeKitchenAnswer(
@@ -167,7 +168,9 @@ export function finalizeKitchenAnswer(
     seen.nutritionUnavailable && !says
       ? `${data.reply.slice(0, 3_800)}\n${zh ? NUTRITION_UNAVAILABLE.zh : NUTRITION_UNAVAILABLE.en}`
       : data.reply;
-  return { reply, cards };
+  // Which memories the answer used: only what recall_memories returned, never the model's claim.
+  const memories = recalledMemories(evidence.observations);
+  return { reply, cards, ...(memories.length === 0 ? {} : { memories }) };
 }
 
 /** The kitchen assistant's answer format (`answer` of the agent definition). */

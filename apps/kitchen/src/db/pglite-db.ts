@@ -1,4 +1,5 @@
 import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Db, Queryable } from './db.js';
 
 export interface PgliteDbOptions {
@@ -21,6 +22,9 @@ function wrap(q: Pick<PGlite, 'query' | 'exec'>): Queryable {
 /** The embedded default: one PGlite instance (a single connection; PGlite queues callers). */
 export async function openPgliteDb(options: PgliteDbOptions = {}): Promise<Db> {
   const pg = await PGlite.create({
+    // Household memories recall by trigram similarity (`sqlMemoryStore`); PGlite loads contrib
+    // extensions only when created with them.
+    extensions: { pg_trgm },
     ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
     ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
   });

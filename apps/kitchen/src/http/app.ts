@@ -7,6 +7,7 @@ import { authRoutes } from './routes/auth-routes.js';
 import { fridgeRoutes } from './routes/fridge-routes.js';
 import { householdRoutes } from './routes/household-routes.js';
 import { mealPlanRoutes } from './routes/meal-plan-routes.js';
+import { memoryRoutes } from './routes/memory-routes.js';
 import { preferenceRoutes } from './routes/preference-routes.js';
 import { recipeRoutes } from './routes/recipe-routes.js';
 import { requireSession, type AuthVariables } from './session-auth.js';
@@ -64,6 +65,7 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   app.route('/api/recipes', recipeRoutes(services, guard));
   app.route('/api/meal-plans', mealPlanRoutes(services, guard));
   app.route('/api/preferences', preferenceRoutes(services, guard));
+  app.route('/api/memories', memoryRoutes(services, guard));
   // Last, so every API route is tried first; API paths that match nothing still get JSON 404s.
   if (deps.web !== undefined) app.use('*', webAssets(deps.web));
   return app as unknown as Hono; // the variables are internal; callers only mount or fetch

@@ -6,7 +6,7 @@ import type { KitchenServices } from '../services/kitchen-services.js';
 import { toReinsPrincipal } from '../services/principal.js';
 
 /**
- * The inward MCP server: the assistant's five read-only tools (the same definitions, so the
+ * The inward MCP server: the assistant's read-only tools (the same definitions, so the
  * same service layer and membership check), for MCP clients. The household is the caller's:
  * over HTTP the bearer session token's, over stdio the configured token's — never an argument.
  */
@@ -19,7 +19,9 @@ export function kitchenMcpServer(services: KitchenServices, nutrition: Nutrition
     },
     nutrition,
   });
-  return createMcpToolServer({ name: 'xiaojia-kitchen', version: '0.1.0', tools, instructions });
+  // Read-only tools only: an MCP client has no approval step, so remember_memory is not served.
+  const readOnly = tools.filter((t) => t.readOnly);
+  return createMcpToolServer({ name: 'xiaojia-kitchen', version: '0.1.0', tools: readOnly, instructions });
 }
 
 /** Session token → the Reins principal of its user and active household, or undefined. */

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import type { Embedder } from 'reins';
 import type { Db } from '../db/db.js';
 import type { IsoDate } from '../domain/types.js';
 
@@ -13,6 +14,8 @@ export interface ServiceDeps {
   readonly timeZone?: string;
   /** Session lifetime. Default 7 days. */
   readonly sessionTtlMs?: number;
+  /** Embeds household memories when a provider is configured; recall then mixes the vectors in. */
+  readonly embedder?: Embedder;
 }
 
 export interface ServiceEnv {

@@ -4,6 +4,7 @@ import { resolveEnv, type ServiceDeps, type ServiceEnv } from './env.js';
 import { createFridgeService, type FridgeService } from './fridge-service.js';
 import { createHouseholdService, type HouseholdService } from './household-service.js';
 import { createMealPlanService, type MealPlanService } from './meal-plan-service.js';
+import { createMemoryService, type MemoryService } from './memory-service.js';
 import { createPreferenceService, type PreferenceService } from './preference-service.js';
 import { createRecipeService, type RecipeService } from './recipe-service.js';
 
@@ -20,6 +21,8 @@ export interface KitchenServices {
   readonly recipes: RecipeService;
   readonly mealPlans: MealPlanService;
   readonly preferences: PreferenceService;
+  /** Free-text household memories (remembered on a member's word, recalled by the assistant). */
+  readonly memories: MemoryService;
   /** Operator-only (CLI): never mounted on the REST API. */
   readonly admin: AdminService;
 }
@@ -34,6 +37,7 @@ export function createKitchenServices(deps: ServiceDeps): KitchenServices {
     recipes: createRecipeService(env),
     mealPlans: createMealPlanService(env),
     preferences: createPreferenceService(env),
+    memories: createMemoryService(env, deps.embedder),
     admin: createAdminService(env),
   };
 }

@@ -1,6 +1,7 @@
 import { h } from '../dom.js';
 import { t } from '../i18n.js';
 import { cancelRun, startRun } from '../run-client.js';
+import { approvalForm } from '../approval.js';
 import { clarifyForm } from '../clarify.js';
 import { RunView } from '../run-view.js';
 
@@ -38,6 +39,7 @@ export function assistantPage(): HTMLElement {
     const view: RunView = new RunView({
       detailed: false,
       onClarify: (event) => clarifyForm(event, view, () => runId),
+      onApproval: (event) => approvalForm(event, view, () => runId),
     });
     log.append(h('div', { class: 'bubble assistant', 'data-testid': 'assistant-turn' }, view.el));
     const controller = new AbortController();

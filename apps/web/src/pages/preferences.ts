@@ -3,6 +3,7 @@ import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import type { DietaryNote, DietaryProfile } from '../types.js';
 import { errorLine, field } from './common.js';
+import { memoriesSection } from './memories-section.js';
 
 export function preferencesPage(): HTMLElement {
   const allergies = h('ul', { class: 'items', 'data-testid': 'allergies' });
@@ -86,5 +87,6 @@ export function preferencesPage(): HTMLElement {
     h('h3', {}, t().likes),
     likes,
     form,
+    memoriesSection(),
   );
 }

@@ -1,9 +1,10 @@
 import { estimateTokens, PLANNER_MARKER, type Model, type ModelRequest, type ModelResult } from 'reins';
 import { localDate } from './dates.js';
 import { detectIntent, foodOf, isChinese } from './intent.js';
-import { nextCalls } from './plan-calls.js';
+import { recallCalls, rememberDecision, rememberRequest } from './memory-calls.js';
+import { nextCalls, type DemoCall } from './plan-calls.js';
 import { readSeen } from './seen.js';
-import { writeAnswer } from './write-answer.js';
+import { KITCHEN_DEMO_NOTICE, writeAnswer } from './write-answer.js';
 import { resolveFollowUp } from './follow-up.js';
 
 export interface KitchenDemoModelOptions {
@@ -47,20 +48,29 @@ function decide(request: ModelRequest, today: string): Record<string, unknown> {
   const intent = detectIntent(query);
   const food = intent === 'nutrition' ? foodOf(query) : undefined;
   const seen = readSeen(request.messages);
-  if (request.messages[0]?.content.startsWith(PLANNER_MARKER) === true)
-    return plan(intent, seen, today, food);
+  const zh = isChinese(query);
+  const planner = request.messages[0]?.content.startsWith(PLANNER_MARKER) === true;
+  const remember = rememberRequest(query);
+  if (remember !== undefined && !planner) {
+    const notice = zh ? KITCHEN_DEMO_NOTICE.zh : KITCHEN_DEMO_NOTICE.en;
+    return rememberDecision(remember, seen, zh, request.finalStep, notice);
+  }
+  const memory = recallCalls(intent, query, seen, zh);
+  if (planner) return plan(intent, seen, today, food, memory);
   const offered = new Set(request.tools.map((t) => t.name));
   const calls = request.finalStep
     ? []
-    : nextCalls(intent, seen, today, food).filter((c) => offered.has(c.action));
+    : [...memory, ...nextCalls(intent, seen, today, food)].filter((c) => offered.has(c.action));
   if (calls.length > 0) {
     return {
       thought: `intent ${intent}: calling ${calls.map((c) => c.action).join(', ')}`,
       actions: calls,
     };
   }
-  const answer = writeAnswer(intent, seen, { zh: isChinese(query), today, food, followUp: resolved });
-  return { thought: `intent ${intent}: answering from ${seen.all.length} observation(s)`, final: answer };
+  return {
+    thought: `intent ${intent}: answering from ${seen.all.length} observation(s)`,
+    final: writeAnswer(intent, seen, { zh, today, food, followUp: resolved }),
+  };
 }
 
 /**
@@ -74,8 +84,9 @@ function plan(
   seen: ReturnType<typeof readSeen>,
   today: string,
   food: string | undefined,
+  memory: readonly DemoCall[],
 ): Record<string, unknown> {
-  const calls = nextCalls(intent, seen, today, food);
+  const calls = [...memory, ...nextCalls(intent, seen, today, food)];
   if (calls.length === 0) {
     return {
       thought: `intent ${intent}: nothing to look up`,

@@ -1,6 +1,7 @@
 import type { DemoIntent } from './intent.js';
 import type { Seen } from './seen.js';
 import { weekOf } from './dates.js';
+import { avoidedTags } from './memory-calls.js';
 
 export interface DemoCall {
   readonly action: string;
@@ -27,13 +28,17 @@ export function soonNames(seen: Seen): string[] {
 }
 
 /**
- * Recipes that use none of the household's allergens; with `preferSoon`, those using more of
+ * Recipes that use none of the household's allergens (and, with `avoidRemembered`, no tag its
+ * recalled memories rule out, e.g. 辣); with `preferSoon`, those using more of
  * the items due soon first (a stable sort keeps the service's ranking otherwise).
  */
-export function safeMatches(seen: Seen, preferSoon = false) {
+export function safeMatches(seen: Seen, preferSoon = false, avoidRemembered = true) {
   const allergens = (seen.profile()?.allergies ?? []).map((a) => a.label);
+  const avoided = avoidRemembered ? avoidedTags(seen) : []; // from recalled memories (婆婆不吃辣)
   const safe = (seen.recipes() ?? []).filter(
-    (m) => !m.recipe.ingredients.some((i) => allergens.some((a) => i.name.includes(a))),
+    (m) =>
+      !m.recipe.ingredients.some((i) => allergens.some((a) => i.name.includes(a))) &&
+      !m.recipe.tags.some((tag) => avoided.includes(tag)),
   );
   if (!preferSoon) return safe;
   const soon = soonNames(seen);

@@ -3,6 +3,7 @@ import { NUTRITION_UNAVAILABLE } from '../kitchen-answer.js';
 import { addDays, weekOf, weekdayName } from './dates.js';
 import type { DemoIntent } from './intent.js';
 import { SLOTS } from '../../domain/types.js';
+import { memoryLine } from './memory-calls.js';
 import { safeMatches, SOON_DAYS } from './plan-calls.js';
 import type { Seen } from './seen.js';
 
@@ -40,7 +41,7 @@ function allergyLine(c: Context): string | undefined {
   const allergies = c.seen.profile()?.allergies ?? [];
   if (allergies.length === 0) return undefined;
   const labels = allergies.map((a) => (a.person === null ? a.label : `${a.person}：${a.label}`));
-  const skipped = (c.seen.recipes() ?? []).length - safeMatches(c.seen).length;
+  const skipped = (c.seen.recipes() ?? []).length - safeMatches(c.seen, false, false).length; // allergens only
   return c.say(
     `已避开过敏食材（${labels.join('；')}）${skipped > 0 ? `，排除了 ${skipped} 道含过敏原的菜` : ''}。`,
     `Allergies respected (${allergies.map((a) => a.label).join(', ')})${skipped > 0 ? `; ${skipped} dish(es) with an allergen left out` : ''}.`,
@@ -316,9 +317,21 @@ export function writeAnswer(
   const understood =
     options.followUp === undefined
       ? ''
-      : say(`（接着上一个问题：${options.followUp}）\n`, `(Following up: ${options.followUp})\n`);
+      : say(
+          `（接着上一个问题：${options.followUp}）
+`,
+          `(Following up: ${options.followUp})
+`,
+        );
+  const remembered = memoryLine(seen, options.zh);
+  const head =
+    remembered === undefined
+      ? notice
+      : `${notice}
+${remembered}`;
   return {
-    reply: `${notice}\n${understood}${answer.reply}`.slice(0, 4_000),
+    reply: `${head}
+${understood}${answer.reply}`.slice(0, 4_000),
     cards: answer.cards.slice(0, 12),
   };
 }

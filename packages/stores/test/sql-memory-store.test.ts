@@ -1,0 +1,78 @@
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqlMemoryStore, type PgQueryable } from '@reins/stores';
+import { memoryStoreContract } from '../../reins/test/contract/memory-store-contract.js';
+
+// The machine's PostgreSQL (CI has it too: a missing service fails, never skips); a schema of
+// our own per run, dropped afterwards. pg_trgm goes to `public`, shared by every schema.
+const pool = new pg.Pool({
+  host: '127.0.0.1',
+  port: 5432,
+  user: 'postgres',
+  database: 'test',
+  connectionTimeoutMillis: 3_000,
+  statement_timeout: 10_000,
+});
+const schema = `reins_memories_test_${process.pid}_${Date.now()}`;
+
+/** PGlite in memory, with the pg_trgm contrib extension loaded (it must be, at create). */
+let lite: PGlite | undefined;
+const pglite = (): PgQueryable => {
+  if (lite === undefined) throw new Error('PGlite not ready');
+  return lite as unknown as PgQueryable; // PGlite's query(text, values) → {rows} is the same shape
+};
+
+beforeAll(async () => {
+  await pool.query(`CREATE SCHEMA ${schema}`);
+  lite = await PGlite.create({ extensions: { pg_trgm } });
+}, 30_000);
+afterAll(async () => {
+  await pool.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await pool.end();
+  await lite?.close();
+});
+
+memoryStoreContract('sqlMemoryStore [postgres]', (options = {}) =>
+  sqlMemoryStore(pool, { table: `${schema}.memories`, ...options }),
+);
+memoryStoreContract('sqlMemoryStore [pglite]', (options = {}) =>
+  sqlMemoryStore(pglite(), { table: 'memories', ...options }),
+);
+
+describe('sqlMemoryStore (SQL specifics)', () => {
+  it('stores the segmented words, a tsvector with GIN and trigram indexes, and the vector beside the text', async () => {
+    const store = await sqlMemoryStore(pool, {
+      table: `${schema}.vectors`,
+      embedder: { name: 'fixed', embed: async (texts) => texts.map(() => [0.5, 0.25]) },
+    });
+    await store.remember('household:a', '小宝对花生过敏');
+    const { rows } = await pool.query(`SELECT segmented, words::text, embedding FROM ${schema}.vectors`);
+    expect(rows[0]).toMatchObject({ segmented: '小 宝 花生 过敏', embedding: [0.5, 0.25] });
+    expect(rows[0]?.words).toContain("'花生'");
+    const indexes = await pool.query(
+      `SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = 'vectors'`,
+      [schema],
+    );
+    const defs = indexes.rows.map((r) => String(r.indexdef)).join('\n');
+    expect(defs).toMatch(/USING gin \(words\)/);
+    expect(defs).toMatch(/USING gin \(segmented (?:public\.)?gin_trgm_ops\)/);
+  });
+
+  it('a second instance over the same table recalls what the first remembered', async () => {
+    const one = await sqlMemoryStore(pool, { table: `${schema}.shared` });
+    const two = await sqlMemoryStore(pool, { table: `${schema}.shared` });
+    await one.remember('household:a', '婆婆不吃辣');
+    expect((await two.recall('household:a', '婆婆能吃辣吗'))[0]?.text).toBe('婆婆不吃辣');
+  });
+
+  it('refuses a table name that is not a plain identifier; values are always parameters', async () => {
+    await expect(sqlMemoryStore(pool, { table: 'm; DROP TABLE x' })).rejects.toThrow(/plain identifier/);
+    const store = await sqlMemoryStore(pool, { table: `${schema}.quotes` });
+    const text = "婆婆'); DROP TABLE quotes; -- 不吃辣";
+    await store.remember('household:a', text);
+    expect((await store.list('household:a'))[0]?.text).toBe(text);
+    expect((await store.recall('household:a', "'); DROP 辣"))[0]?.text).toBe(text);
+  });
+});
