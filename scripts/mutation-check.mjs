@@ -188,6 +188,30 @@ const MUTANTS = [
   ],
   ['calls per step unbounded', `${loop}resolve-turn.ts`, 'if (i >= maxCallsPerStep) {', 'if (false) {'],
   [
+    'replay runs a completed act again',
+    `${loop}run-replay.ts`,
+    "if (observation !== undefined) return { kind: 'observed', observation };",
+    '',
+  ],
+  [
+    'replay repeats an interrupted act that may change something',
+    `${loop}run-replay.ts`,
+    "return tool.readOnly || tool.idempotent === true ? undefined : { kind: 'unknown' };",
+    'return undefined;',
+  ],
+  [
+    'events shown before they are stored',
+    `${loop}log-writer.ts`,
+    'await this.#sink(batch);',
+    'void this.#sink(batch);',
+  ],
+  [
+    'a settled pause is asked again on replay',
+    `${loop}pending-wait.ts`,
+    'const recorded = this.recorded?.(request);',
+    'const recorded = undefined as (Answer | WaitEnd) | undefined;',
+  ],
+  [
     'unparseable native arguments not refused',
     `${loop}resolve-turn.ts`,
     'if (call.inputError !== undefined)',
@@ -245,8 +269,8 @@ const MUTANTS = [
   [
     'approval usable twice',
     `${loop}pending-wait.ts`,
-    '        this.#pending = undefined;\n        onSettled();',
-    '        onSettled();',
+    '        this.#pending = undefined;\n        onSettled(outcome);',
+    '        onSettled(outcome);',
   ],
   [
     'a late answer accepted',

@@ -20,6 +20,13 @@ export interface KitchenConfig {
   readonly redisUrl: string | undefined;
   /** `KITCHEN_MCP_TOKEN`: the session token `kitchen mcp --stdio` serves as (whose household). */
   readonly mcpToken: string | undefined;
+  /**
+   * `REINS_RESUME_RUNS`: runs found running after a restart are resumed (default `on`); `off`
+   * ends them `stopped` / `interrupted` with a notice instead.
+   */
+  readonly resumeRuns: boolean;
+  /** `REINS_RUN_RETENTION_DAYS`: ended runs older than this are swept (default 30). */
+  readonly runRetentionDays: number;
 }
 
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.data', import.meta.url));
@@ -41,7 +48,24 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitchenConfig 
     seed,
     redisUrl: env['REDIS_URL']?.trim() || undefined,
     mcpToken: env['KITCHEN_MCP_TOKEN']?.trim() || undefined,
+    resumeRuns: onOff('REINS_RESUME_RUNS', env['REINS_RESUME_RUNS'], true),
+    runRetentionDays: positiveNumber('REINS_RUN_RETENTION_DAYS', env['REINS_RUN_RETENTION_DAYS'], 30),
   };
+}
+
+function onOff(name: string, value: string | undefined, fallback: boolean): boolean {
+  const v = value?.trim().toLowerCase();
+  if (v === undefined || v === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(v)) return true;
+  if (['off', 'false', '0', 'no'].includes(v)) return false;
+  throw new Error(`${name} must be on or off, not ${JSON.stringify(value)}`);
+}
+
+function positiveNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of days, not ${JSON.stringify(value)}`);
+  return n;
 }
 
 /** For the start-up line: the password of a database URL masked. */
@@ -54,5 +78,5 @@ export function describeConfig(config: KitchenConfig): string {
     config.redisUrl === undefined
       ? 'in-process'
       : config.redisUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-  return `storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}`;
+  return `storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, kept ${config.runRetentionDays} days`;
 }

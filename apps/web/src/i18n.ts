@@ -119,6 +119,8 @@ const EN = {
   approve: 'Approve',
   decline: 'Decline',
   approveRemember: (text: string) => `Remember for your household: “${text}”?`,
+  newConversation: 'New conversation',
+  earlierInConversation: 'Earlier in this conversation',
 };
 
 export type Texts = typeof EN;
@@ -250,6 +252,8 @@ const ZH: Texts = {
   approve: '确认',
   decline: '不用了',
   approveRemember: (text: string) => `为全家记住：“${text}”？`,
+  newConversation: '新对话',
+  earlierInConversation: '之前的对话',
 };
 
 const STORAGE_KEY = 'kitchen.lang';

@@ -7,6 +7,8 @@ export interface RunRequest {
   readonly input: string;
   readonly maxSteps?: number;
   readonly model?: string;
+  /** Continue this conversation (the server names a new one in `start` when absent). */
+  readonly conversationId?: string;
 }
 
 export interface RunHandlers {

@@ -10,6 +10,8 @@ import { webDistDir } from '@reins/web';
 import { webAssets } from '../http/web-assets.js';
 import type { CliIo } from './io.js';
 import { openKitchen } from './open-app.js';
+import { sqlConversationStore, sqlRunStore } from '@reins/stores';
+import { pgQueryable } from '../db/pg-queryable.js';
 
 export interface RunningApp {
   readonly url: string;
@@ -43,7 +45,12 @@ export async function startApp(
   let running: RunningServer | undefined;
   try {
     const { model, reason } = await kitchenModel(io.env);
+    // Runs, pauses and conversations live in the app's own database (PGlite or PostgreSQL).
+    const runStore = await sqlRunStore(pgQueryable(db));
+    const conversationStore = await sqlConversationStore(pgQueryable(db));
     const kitchen = createKitchenServer({
+      durable: { store: runStore, resume: config.resumeRuns, retentionDays: config.runRetentionDays },
+      conversations: { store: conversationStore },
       services,
       model,
       modelReason: reason,
@@ -54,6 +61,7 @@ export async function startApp(
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,
     });
+    const recovered = await kitchen.reins.recover();
     running = await serve(kitchen.app, { port: config.port, host: config.host });
     const url = running.url;
     io.out(
@@ -65,6 +73,10 @@ export async function startApp(
     io.out(
       `  nutrition server: ${nutrition.bridge.status().status}; health: ${url}/health; metrics: ${url}/metrics`,
     );
+    if (recovered !== undefined && recovered.resumed + recovered.rebuiltPaused + recovered.interrupted + recovered.failed > 0)
+      io.out(
+        `  runs after the restart: ${recovered.resumed} resumed, ${recovered.rebuiltPaused} paused (waiting for their answer), ${recovered.interrupted} interrupted, ${recovered.failed} failed`,
+      );
     if (db.backend === 'pglite' && config.seed === 'demo') {
       io.out('Demo logins (embedded default only; change them with `kitchen admin reset-password`):');
       for (const u of DEMO_USERS)

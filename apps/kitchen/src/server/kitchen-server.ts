@@ -6,6 +6,8 @@ import {
   type Logger,
   type QuotaOptions,
   type ReinsServer,
+  type ConversationsOptions,
+  type DurableRunsOptions,
 } from '@reins/server';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
@@ -27,6 +29,10 @@ export interface KitchenServerOptions {
   readonly logger?: Logger;
   /** The nutrition tool's timeout (default 8 000 ms). */
   readonly nutritionTimeoutMs?: number;
+  /** Durable runs (the app's database): runs survive restarts; absent, they live in this process. */
+  readonly durable?: DurableRunsOptions;
+  /** Where conversations are kept (default: in memory). */
+  readonly conversations?: ConversationsOptions;
   /**
    * Adds routes after the API, e.g. the web UI's static files at `/` (the web app owns that
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
@@ -74,6 +80,8 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.redis === undefined ? {} : { redis: options.redis }),
     ...(options.quota === undefined ? {} : { quota: options.quota }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
+    ...(options.durable === undefined ? {} : { durable: options.durable }),
+    ...(options.conversations === undefined ? {} : { conversations: options.conversations }),
   });
   const logger = options.logger;
   const api = createKitchenApp({

@@ -1,4 +1,5 @@
-import { sqlMemoryStore, type PgQueryable } from '@reins/stores';
+import { sqlMemoryStore } from '@reins/stores';
+import { pgQueryable } from '../db/pg-queryable.js';
 import type { Embedder, MemoryItem, MemoryStore } from 'reins';
 import { z } from 'zod';
 import { notFound } from '../domain/errors.js';
@@ -45,10 +46,6 @@ export interface MemoryService {
   recall(principal: KitchenPrincipal, input: unknown): Promise<RecalledHouseholdMemory[]>;
 }
 
-/** The kitchen `Db` as `PgQueryable` (rows wrapped the way `pg` returns them). */
-const queryable = (db: Db): PgQueryable => ({
-  query: async (text, values) => ({ rows: await db.query(text, values ?? []) }),
-});
 
 const scopeOf = (householdId: string): string => `household:${householdId}`;
 
@@ -62,7 +59,7 @@ export function createMemoryService(env: ServiceEnv, embedder?: Embedder): Memor
   let store: Promise<MemoryStore> | undefined;
   // Opened on first use (it creates its table and pg_trgm): services are built synchronously.
   const open = (): Promise<MemoryStore> => {
-    store ??= sqlMemoryStore(queryable(env.db), {
+    store ??= sqlMemoryStore(pgQueryable(env.db), {
       table: 'kitchen_memories',
       ...(embedder === undefined ? {} : { embedder }),
     }).catch((error: unknown) => {

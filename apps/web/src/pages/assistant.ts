@@ -4,6 +4,12 @@ import { cancelRun, startRun } from '../run-client.js';
 import { approvalForm } from '../approval.js';
 import { clarifyForm } from '../clarify.js';
 import { RunView } from '../run-view.js';
+import {
+  currentConversation,
+  earlierTurns,
+  forgetConversation,
+  rememberConversation,
+} from '../conversation.js';
 
 export const ASSISTANT_AGENT = 'kitchen';
 
@@ -55,9 +61,22 @@ export function assistantPage(): HTMLElement {
     };
     askButton.disabled = true;
     stopButton.disabled = false;
+    const conversationId = currentConversation();
     const outcome = await startRun(
-      { agent: ASSISTANT_AGENT, input: question },
-      { onEvent: (event) => view.push(event), onRunId: (id) => (runId = id) },
+      {
+        agent: ASSISTANT_AGENT,
+        input: question,
+        ...(conversationId === undefined ? {} : { conversationId }),
+      },
+      {
+        onEvent: (event) => {
+          // The server names the conversation in `start`: the next question continues it.
+          if (event.type === 'start' && typeof event['conversationId'] === 'string')
+            rememberConversation(event['conversationId']);
+          view.push(event);
+        },
+        onRunId: (id) => (runId = id),
+      },
       { signal: controller.signal, stream: streamingWanted() },
     );
     if (outcome.transport === 'json' && outcome.error === undefined)
@@ -95,11 +114,42 @@ export function assistantPage(): HTMLElement {
       form.requestSubmit();
     }
   });
+  const newConversation = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      'data-testid': 'new-conversation',
+      onclick: () => {
+        forgetConversation();
+        log.replaceChildren();
+        input.focus();
+      },
+    },
+    t().newConversation,
+  );
+  void showEarlierTurns(log);
   return h(
     'section',
     { class: 'panel', 'aria-labelledby': 'assistant-title' },
-    h('h2', { id: 'assistant-title' }, t().assistant),
+    h('div', { class: 'row' }, h('h2', { id: 'assistant-title' }, t().assistant), newConversation),
     log,
     form,
   );
+}
+
+/** The conversation so far (after a reload or a language switch): each turn's question and answer, as text. */
+async function showEarlierTurns(log: HTMLElement): Promise<void> {
+  const turns = await earlierTurns();
+  if (turns.length === 0) return;
+  const earlier = h('div', {
+    class: 'earlier',
+    'data-testid': 'earlier-turns',
+    'aria-label': t().earlierInConversation,
+  });
+  for (const turn of turns) {
+    earlier.append(h('div', { class: 'bubble user' }, turn.query));
+    if (turn.answer !== undefined) earlier.append(h('div', { class: 'bubble assistant' }, turn.answer));
+  }
+  log.prepend(earlier);
 }

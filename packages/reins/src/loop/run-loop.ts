@@ -23,8 +23,8 @@ import { ActionKeys } from './action-keys.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import type { DecisionParse } from '../decision/index.js';
 import type { ClarifyOptions, Clarifications } from '../plan/clarify.js';
-import { askUser } from '../plan/ask-user.js';
-import { observationsOf, reasonDraft, refusal, runsAlone } from './step-rules.js';
+import { observationsOf, reasonDraft, refusal, runsAlone, startDraft } from './step-rules.js';
+import { askInLoop } from './react-ask.js';
 import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
 
 export interface LoopContext {
@@ -113,20 +113,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   async run(): Promise<void> {
     const { model, limits, log, deps, prompt } = this.#ctx;
     const signal = this.#act.signal;
-    this.#started = log.append(
-      {
-        type: 'start',
-        agent: this.#ctx.agent,
-        model: model.name,
-        demo: this.#demo,
-        query: prompt.query,
-        tools: this.#ctx.toolNames,
-        limits,
-        timeouts: this.#ctx.timeouts,
-        ...(this.#ctx.conversationId === undefined ? {} : { conversationId: this.#ctx.conversationId }),
-      },
-      this.#started,
-    ).at;
+    const { agent, toolNames: tools, timeouts, conversationId } = this.#ctx;
+    const start = startDraft({ agent, model, query: prompt.query, tools, limits, timeouts, conversationId });
+    this.#started = log.append(start, this.#started).at;
     signal.addEventListener('abort', this.#onAbort, { once: true });
     try {
       for (let step = 1; ; step++) {
@@ -365,45 +354,13 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     return pauseForApproval(pause, actId, tool, input);
   }
 
-  /**
-   * Pauses the run on an `ask` (`clarify` then `done {awaiting_input}`); the answer goes into
-   * the history and the loop goes on (true). A stop or a cancel ends the run here (false).
-   */
+  /** Pauses the run on an `ask` (see `askInLoop`): true when it goes on with the answer. */
   async #clarify(step: number, question: string, said: string): Promise<boolean> {
-    const { log, deps, limits, deadline, prompt } = this.#ctx;
-    const clarify = this.#ctx.clarify;
-    if (clarify === undefined) return false;
     this.#completed = step;
-    const asked = await askUser(
-      {
-        log,
-        deps,
-        clarifications: clarify.clarifications,
-        options: clarify.options,
-        defaultTimeoutMs: limits.approvalTtlMs,
-        signal: this.#act.signal,
-        deadline,
-        pause: () => this.#done('awaiting_input'),
-      },
-      { question, candidates: [] },
-    );
-    if (asked.kind === 'cancelled') {
-      this.#endAborted();
-      return false;
-    }
-    if (asked.kind === 'stop') {
-      log.append({
-        type: 'message',
-        text: asked.why,
-        format: 'structured',
-        intent: 'notice',
-        demo: this.#demo,
-      });
-      this.#done('stopped', 'unanswered');
-      return false;
-    }
-    prompt.rememberAnswer(said, asked.value, asked.defaulted);
-    return true;
+    return askInLoop(this.#ctx, question, said, {
+      done: (status, stopReason) => this.#done(status, stopReason),
+      endAborted: () => this.#endAborted(),
+    });
   }
 
   /** A tool's progress report, as a live `progress` event of the step whose call it is. */

@@ -1,6 +1,8 @@
 import type { DecisionParse, ParseVia } from '../decision/index.js';
 import type { ErrorCode } from '../errors.js';
-import type { ReasonStep, RunEvent } from '../events.js';
+import type { EventDraft, ReasonStep, RunEvent } from '../events.js';
+import type { RunLimits } from '../limits.js';
+import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 import type { Observation } from '../observation.js';
 import type { ModelResult } from '../model.js';
 import { needsApproval, type AnyTool } from '../tool.js';
@@ -79,5 +81,32 @@ export function reasonDraft(
     parse: parseSummary(parse),
     decision: parse.ok ? parse.value : undefined,
     toolCalls: toolCalls !== undefined && toolCalls.length > 0 ? toolCalls : undefined,
+  };
+}
+
+/** What a run's `start` event says (ReAct and plan runs alike). */
+export interface StartFacts {
+  readonly agent: string;
+  readonly model: { readonly name: string; readonly demo?: boolean | undefined };
+  readonly query: string;
+  readonly tools: readonly string[];
+  readonly limits: RunLimits;
+  readonly timeouts: TimeoutHierarchy;
+  readonly conversationId?: string | undefined;
+}
+
+/** The `start` event of a run. */
+export function startDraft(facts: StartFacts): EventDraft {
+  const { agent, model, query, tools, limits, timeouts, conversationId } = facts;
+  return {
+    type: 'start',
+    agent,
+    model: model.name,
+    demo: model.demo === true,
+    query,
+    tools,
+    limits,
+    timeouts,
+    ...(conversationId === undefined ? {} : { conversationId }),
   };
 }

@@ -1,5 +1,5 @@
 import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
-import { observationsOf } from '../loop/step-rules.js';
+import { observationsOf, startDraft } from '../loop/step-rules.js';
 import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
@@ -243,17 +243,19 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   async run(): Promise<void> {
     const { log, limits } = this;
     const { options, abort } = this.#setup;
-    this.#startedAt = log.append({
-      type: 'start',
-      agent: options.agent ?? 'plan',
-      model: this.#model.name,
-      demo: this.#model.demo === true,
+    const { names: tools, timeouts } = this.#setup;
+    const { conversationId } = options;
+    const agent = options.agent ?? 'plan';
+    const start = startDraft({
+      agent,
+      model: this.#model,
       query: this.query,
-      tools: this.#setup.names,
+      tools,
       limits,
-      timeouts: this.#setup.timeouts,
-      ...(options.conversationId === undefined ? {} : { conversationId: options.conversationId }),
-    }).at;
+      timeouts,
+      conversationId,
+    });
+    this.#startedAt = log.append(start).at;
     abort.addEventListener('abort', this.#onAbort);
     try {
       const trace = (node: string, startedAt: number, endedAt: number, ok: boolean): void => {
