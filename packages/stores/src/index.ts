@@ -1,2 +1,3 @@
 // Shared-mode stores (PostgreSQL). The embedded default of each store lives in the core or `reins/node`.
 export { pgBlobStore, type PgQueryable, type PgBlobStoreOptions } from './pg-blob-store.js';
+export { RunCodec, StoredEventError, CODEC_VERSION, encodeEvent, decodeEvent } from './codec/index.js';
