@@ -188,4 +188,11 @@ export {
   type ConversationTurn,
   type LoadedConversation,
 } from './store/conversation-store.js';
-export type { Embedder, MemoryItem, MemoryStore, RecallOptions, RecalledMemory } from './store/memory-store.js';
+export { memoryConversationStore } from './store/memory-conversation-store.js';
+export type {
+  Embedder,
+  MemoryItem,
+  MemoryStore,
+  RecallOptions,
+  RecalledMemory,
+} from './store/memory-store.js';

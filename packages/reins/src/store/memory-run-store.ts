@@ -35,11 +35,18 @@ export function memoryRunStore(): RunStore {
       fresh.forEach((event, i) => {
         if (event.runId !== runId) throw new Error(`event of run ${event.runId} appended to ${runId}`);
         if (event.seq !== entry.events.length + i)
-          throw new RangeError(`run ${runId}: event seq ${event.seq} leaves a gap after ${entry.events.length - 1}`);
+          throw new RangeError(
+            `run ${runId}: event seq ${event.seq} leaves a gap after ${entry.events.length - 1}`,
+          );
       });
       entry.events.push(...fresh.map((e) => structuredClone(e)));
       const last = fresh[fresh.length - 1] as RunEvent;
-      entry.run = { ...entry.run, status: statusAfter(last), updatedAt: last.at, eventCount: entry.events.length };
+      entry.run = {
+        ...entry.run,
+        status: statusAfter(last),
+        updatedAt: last.at,
+        eventCount: entry.events.length,
+      };
     },
     async load(runId): Promise<LoadedRun | undefined> {
       const entry = runs.get(runId);
