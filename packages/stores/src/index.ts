@@ -1,3 +1,6 @@
 // Shared-mode stores (PostgreSQL). The embedded default of each store lives in the core or `reins/node`.
 export { pgBlobStore, type PgQueryable, type PgBlobStoreOptions } from './pg-blob-store.js';
 export { RunCodec, StoredEventError, CODEC_VERSION, encodeEvent, decodeEvent } from './codec/index.js';
+export { sqlRunStore, type SqlRunStoreOptions } from './sql-run-store.js';
+export { sqlConversationStore } from './sql-conversation-store.js';
+export type { SqlStoreOptions } from './sql-names.js';
