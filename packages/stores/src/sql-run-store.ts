@@ -9,6 +9,7 @@ import {
   type StoredRun,
   type StoredRunStatus,
 } from 'reins';
+import { AppendBatcher } from './append-batcher.js';
 import { RunCodec } from './codec/index.js';
 import type { PgQueryable } from './pg-blob-store.js';
 import { sqlNames, type SqlStoreOptions } from './sql-names.js';
@@ -47,7 +48,9 @@ const unfinished = (status: StoredRunStatus): boolean => status === 'running' ||
  * each event's body delta-encoded by the run codec (`RunCodec`). Every write is one
  * statement, so a batch is atomic on one connection as on a pool: the events of an append and
  * the run row's count, status and time go in together, guarded by the count the writer
- * expects (a gap or a stale writer stores nothing).
+ * expects (a gap or a stale writer stores nothing). Appends of many runs in the same tick
+ * share one statement (`AppendBatcher`); a run's appends are written in the order they were
+ * called, each after the one before.
  */
 export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions = {}): Promise<RunStore> {
   const names = sqlNames(options, 'sqlRunStore');
@@ -55,6 +58,9 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
   const runs = names.table('runs');
   const events = names.table('run_events');
   const writers = new WriterStates(options.maxWriterStates ?? 10_000);
+  const batcher = new AppendBatcher(db, runs, events);
+  /** Each run's last append: the next one starts after it (encoding needs what it wrote). */
+  const tails = new Map<string, Promise<void>>();
 
   /** The run's row and events, read in one statement (one snapshot). */
   async function read(
@@ -98,20 +104,14 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     let inserted: number;
     try {
       const bodies = fresh.map((event) => codec.encode(event));
-      const { rows } = await db.query(
-        `WITH updated AS (
-           UPDATE ${runs} SET event_count = $2 + cardinality($3::integer[]), status = $5, updated_at = $6
-           WHERE run_id = $1 AND event_count = $2
-           RETURNING run_id
-         )
-         INSERT INTO ${events} (run_id, seq, body, bytes)
-         SELECT updated.run_id, t.seq, t.body, octet_length(t.body)
-         FROM updated CROSS JOIN unnest($3::integer[], $4::text[]) AS t (seq, body)
-         ON CONFLICT (run_id, seq) DO NOTHING
-         RETURNING seq`,
-        [runId, expected, fresh.map((e) => e.seq), bodies, statusAfter(last), last.at],
-      );
-      inserted = rows.length;
+      inserted = await batcher.submit({
+        runId,
+        expected,
+        seqs: fresh.map((e) => e.seq),
+        bodies,
+        status: statusAfter(last),
+        updatedAt: last.at,
+      });
     } catch (error) {
       writers.drop(runId); // the state ran ahead of the database
       throw error;
@@ -145,7 +145,17 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     async append(runId, batch) {
       for (const event of batch)
         if (event.runId !== runId) throw new Error(`event of run ${event.runId} appended to ${runId}`);
-      await write(runId, batch, false);
+      const previous = tails.get(runId) ?? Promise.resolve();
+      const mine = previous.then(
+        () => write(runId, batch, false),
+        () => write(runId, batch, false),
+      );
+      tails.set(runId, mine);
+      const settled = () => {
+        if (tails.get(runId) === mine) tails.delete(runId);
+      };
+      mine.then(settled, settled);
+      await mine;
     },
     async load(runId): Promise<LoadedRun | undefined> {
       const stored = await read(runId);

@@ -142,3 +142,57 @@ for (const [name, openDatabase] of [
     });
   });
 }
+
+describe('sqlRunStore appends', () => {
+  let database: TestDatabase;
+  let schema: string;
+  beforeAll(async () => {
+    database = await openPglite();
+    schema = (await database.fresh()).schema;
+  }, 30_000);
+  afterAll(async () => {
+    await database.close();
+  });
+
+  /** The database, counting the statements that insert events. */
+  function counting(): { db: PgQueryable; inserts: () => number } {
+    let inserts = 0;
+    return {
+      db: {
+        query: (text, values) => {
+          if (text.includes(`INSERT INTO ${schema}.reins_run_events`)) inserts++;
+          return database.db.query(text, values);
+        },
+      },
+      inserts: () => inserts,
+    };
+  }
+
+  it('of many runs in the same tick go to the database as one statement, each run guarded alone', async () => {
+    const { db, inserts } = counting();
+    const store = await sqlRunStore(db, { schema });
+    const ids = Array.from({ length: 50 }, (_, i) => `tick-${i}`);
+    for (const id of ids) await store.create(newRun(id));
+    await store.append('tick-0', events('tick-0', 0, 1));
+    const before = inserts();
+    // tick-0 gets a retried event (skipped) and a new one; the others their first two.
+    await Promise.all(ids.map((id) => store.append(id, events(id, 0, 2))));
+    expect(inserts() - before).toBe(1);
+    for (const id of ids) expect((await store.load(id))?.events).toEqual(events(id, 0, 2));
+  });
+
+  it('of one run, called without waiting, are written in call order; a bad one fails alone', async () => {
+    const store = await sqlRunStore(database.db, { schema });
+    await store.create(newRun('order-1'));
+    const calls = [
+      store.append('order-1', events('order-1', 0, 2)),
+      store.append('order-1', events('order-1', 3, 4)), // a gap: rejects
+      store.append('order-1', events('order-1', 2, 3)),
+      store.append('order-1', events('order-1', 3, 5)),
+    ];
+    const outcomes = await Promise.allSettled(calls);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(RangeError);
+    expect((await store.load('order-1'))?.events).toEqual(events('order-1', 0, 5));
+  });
+});

@@ -18,7 +18,12 @@ export class JsonText {
     if (typeof value !== 'object' || value === null) return JSON.stringify(value);
     let text = this.#cache.get(value);
     if (text === undefined) {
-      text = JSON.stringify(value);
+      // Built from the children's (memoised) texts: each subtree is serialised once, not once per ancestor.
+      text = Array.isArray(value)
+        ? `[${value.map((item) => this.of(item)).join(',')}]`
+        : `{${Object.keys(value)
+            .map((key) => `${JSON.stringify(key)}:${this.of(value[key] as Json)}`)
+            .join(',')}}`;
       this.#cache.set(value, text);
     }
     return text;

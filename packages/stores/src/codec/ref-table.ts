@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { isObject, type Json, type JsonText } from './json.js';
 import { parseJsonText } from './json-text.js';
 

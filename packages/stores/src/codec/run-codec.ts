@@ -81,7 +81,8 @@ export class RunCodec {
 
   /** The stored body of the run's next event (JSON text). */
   encode(event: RunEvent): string {
-    const plain = JSON.parse(JSON.stringify(event)) as JsonObject;
+    const plainText = JSON.stringify(event);
+    const plain = JSON.parse(plainText) as JsonObject;
     const { runId, seq } = plain;
     if (typeof runId !== 'string' || seq !== this.count)
       throw new RangeError(
@@ -98,7 +99,7 @@ export class RunCodec {
     const similar = [...(this.#kinds.get(kind) ?? []), ...(this.#kinds.get(broad) ?? [])];
     const bases = [undefined, ...new Set(similar)];
     const mark = this.#table.mark();
-    let body: string | undefined;
+    let best: { base: number | undefined; stored: Json; size: number } | undefined;
     for (const base of bases) {
       const stored = this.#encoder.encode(
         relativeEvent,
@@ -106,21 +107,30 @@ export class RunCodec {
         false,
       );
       this.#table.rollback(mark);
-      const text = JSON.stringify({
-        v: CODEC_VERSION,
-        ...(base === undefined ? {} : { b: seq - base }),
-        ...(positions === undefined ? {} : { p: positions }),
-        d: stored,
-      });
-      if (body === undefined || text.length < body.length) body = text;
+      const size = this.#encoder.size(stored) + (base === undefined ? 0 : `,"b":${seq - base}`.length);
+      if (best === undefined || size < best.size) best = { base, stored, size };
     }
+    const body =
+      best === undefined
+        ? undefined
+        : JSON.stringify({
+            v: CODEC_VERSION,
+            ...(best.base === undefined ? {} : { b: seq - best.base }),
+            ...(positions === undefined ? {} : { p: positions }),
+            d: best.stored,
+          });
     if (body === undefined) throw new Error('codec: nothing encoded');
-    this.#check(body, plain, runId, seq);
+    this.#check(body, plainText, runId, seq);
     return body;
   }
 
   /** The run's next event back from its stored body. */
   decode(body: string, runId: string, seq: number): RunEvent {
+    // A copy: the state keeps its own values, whatever the caller does with the event.
+    return JSON.parse(JSON.stringify(this.#decode(body, runId, seq))) as RunEvent;
+  }
+
+  #decode(body: string, runId: string, seq: number): JsonObject {
     if (seq !== this.count)
       throw new RangeError(`codec: event ${runId}#${seq} is not the next (seq ${this.count})`);
     let envelope: Json;
@@ -147,8 +157,7 @@ export class RunCodec {
     for (const key of withIdentity(Object.keys(rest), positions))
       setKey(event, key, key === 'runId' ? runId : key === 'seq' ? seq : (rest[key] as Json));
     this.#advance(relativeEvent, event);
-    // A copy: the state keeps its own values, whatever the caller does with the event.
-    return JSON.parse(JSON.stringify(event)) as RunEvent;
+    return event;
   }
 
   #advance(relativeEvent: JsonObject, event: JsonObject): void {
@@ -162,15 +171,15 @@ export class RunCodec {
     this.#previousAt = at;
   }
 
-  /** Decodes `body` into the state; if it is not `plain` exactly, puts the state back and throws. */
-  #check(body: string, plain: JsonObject, runId: string, seq: number): void {
+  /** Decodes `body` into the state; if it is not the event's JSON exactly, puts the state back and throws. */
+  #check(body: string, plainText: string, runId: string, seq: number): void {
     const mark = this.#table.mark();
     const before = { previousAt: this.#previousAt, firstAt: this.#firstAt, kinds: new Map(this.#kinds) };
-    let decoded: RunEvent | undefined;
+    let decodedText: string | undefined;
     try {
-      decoded = this.decode(body, runId, seq);
+      decodedText = JSON.stringify(this.#decode(body, runId, seq));
     } finally {
-      if (decoded === undefined || JSON.stringify(decoded) !== JSON.stringify(plain)) {
+      if (decodedText !== plainText) {
         this.#table.rollback(mark);
         this.#relatives.length = seq;
         this.#kinds.clear();
@@ -179,7 +188,7 @@ export class RunCodec {
         this.#firstAt = before.firstAt;
       }
     }
-    if (JSON.stringify(decoded) !== JSON.stringify(plain))
+    if (decodedText !== plainText)
       throw new Error(`codec: event ${runId}#${seq} does not decode to itself (a codec bug)`);
   }
 }

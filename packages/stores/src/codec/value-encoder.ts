@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import { isObject, setKey, type Json, type JsonObject, type JsonText } from './json.js';
 import type { RefTable } from './ref-table.js';
 import { parseJsonText } from './json-text.js';
@@ -128,16 +129,16 @@ export class ValueEncoder {
   }
 
   /** The UTF-8 length of a stored form's JSON, memoised per object (each ancestor weighs it again). */
-  #size(stored: Json): number {
+  size(stored: Json): number {
     if (typeof stored !== 'object' || stored === null) return Buffer.byteLength(JSON.stringify(stored));
     const known = this.#sizes.get(stored);
     if (known !== undefined) return known;
     let size: number;
-    if (Array.isArray(stored)) size = 1 + stored.reduce<number>((n, item) => n + this.#size(item) + 1, 0);
+    if (Array.isArray(stored)) size = 1 + stored.reduce<number>((n, item) => n + this.size(item) + 1, 0);
     else {
       const keys = Object.keys(stored);
       size = keys.length === 0 ? 2 : 1;
-      for (const key of keys) size += JSON.stringify(key).length + 1 + this.#size(stored[key] as Json) + 1;
+      for (const key of keys) size += JSON.stringify(key).length + 1 + this.size(stored[key] as Json) + 1;
     }
     this.#sizes.set(stored, size);
     return size;
@@ -149,7 +150,7 @@ export class ValueEncoder {
     let best: { stored: Json; size: number; entries: ReturnType<RefTable['since']> } | undefined;
     for (const alternative of alternatives) {
       const stored = alternative();
-      const size = this.#size(stored);
+      const size = this.size(stored);
       if (best === undefined || size < best.size) best = { stored, size, entries: this.table.since(mark) };
       this.table.rollback(mark);
     }
