@@ -64,7 +64,8 @@ function onOff(name: string, value: string | undefined, fallback: boolean): bool
 function positiveNumber(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value.trim() === '') return fallback;
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`${name} must be a positive number of days, not ${JSON.stringify(value)}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new Error(`${name} must be a positive number of days, not ${JSON.stringify(value)}`);
   return n;
 }
 

@@ -12,7 +12,8 @@ import { PG_URL } from './backends.js';
 const FIXTURE = fileURLToPath(new URL('./fixtures/crash-server.mjs', import.meta.url));
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
-const act = (action: string, input: Record<string, unknown>): string => JSON.stringify({ thought: `use ${action}`, action, input });
+const act = (action: string, input: Record<string, unknown>): string =>
+  JSON.stringify({ thought: `use ${action}`, action, input });
 const final = (text: string): string => JSON.stringify({ thought: 'done', final: text });
 const alice = { authorization: 'Bearer user:alice', 'content-type': 'application/json' };
 
@@ -60,7 +61,11 @@ async function counted(file: string): Promise<string[]> {
   return text.split('\n').filter((l) => l !== '');
 }
 
-async function until<T>(what: string, read: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
+async function until<T>(
+  what: string,
+  read: () => Promise<T | undefined> | T | undefined,
+  ms = 10_000,
+): Promise<T> {
   const deadline = Date.now() + ms;
   for (;;) {
     const value = await read();
@@ -70,11 +75,8 @@ async function until<T>(what: string, read: () => Promise<T | undefined> | T | u
   }
 }
 
-/** Follows `/events` (from `Last-Event-ID` + 1) until the server ends the stream or the process dies. */
-async function follow(url: string, runId: string, seen: RunEvent[], lastEventId?: number): Promise<void> {
-  const response = await fetch(`${url}/v1/runs/${runId}/events`, {
-    headers: { ...alice, accept: 'text/event-stream', ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }) },
-  }).catch(() => undefined);
+/** Reads run events from an SSE response until the server ends it or the process dies. */
+async function readEvents(response: Response | undefined, seen: RunEvent[]): Promise<void> {
   if (response?.body == null) return;
   const decoder = new TextDecoder();
   let buffer = '';
@@ -83,10 +85,11 @@ async function follow(url: string, runId: string, seen: RunEvent[], lastEventId?
       buffer += decoder.decode(chunk as Uint8Array, { stream: true });
       let cut: number;
       while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const frame = buffer.slice(0, cut);
+        const lines = buffer.slice(0, cut).split('\n');
         buffer = buffer.slice(cut + 2);
-        const data = frame.split('\n').find((l) => l.startsWith('data: '));
-        if (frame.includes('\nid: ') || frame.startsWith('id: ')) if (data !== undefined) seen.push(JSON.parse(data.slice(6)) as RunEvent);
+        const data = lines.find((l) => l.startsWith('data: '));
+        if (lines.some((l) => l.startsWith('id: ')) && data !== undefined)
+          seen.push(JSON.parse(data.slice(6)) as RunEvent);
       }
     }
   } catch {
@@ -94,15 +97,28 @@ async function follow(url: string, runId: string, seen: RunEvent[], lastEventId?
   }
 }
 
-async function startRun(url: string, input: string): Promise<string> {
+/** Follows `/events` (from `Last-Event-ID` + 1) until the server ends the stream or the process dies. */
+async function follow(url: string, runId: string, seen: RunEvent[], lastEventId?: number): Promise<void> {
+  const response = await fetch(`${url}/v1/runs/${runId}/events`, {
+    headers: {
+      ...alice,
+      accept: 'text/event-stream',
+      ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }),
+    },
+  }).catch(() => undefined);
+  await readEvents(response, seen);
+}
+
+/** Starts a run and keeps its stream open (a client leaving would cancel it): its events go to `seen`. */
+async function startRun(url: string, input: string, seen: RunEvent[] = []): Promise<string> {
   const response = await fetch(`${url}/v1/runs`, {
     method: 'POST',
     headers: { ...alice, accept: 'text/event-stream' },
     body: JSON.stringify({ agent: 'shop', input }),
   });
   const runId = response.headers.get('x-run-id');
-  void response.body?.cancel().catch(() => undefined);
   if (runId === null) throw new Error(`no run id (${response.status})`);
+  void readEvents(response, seen);
   return runId;
 }
 
@@ -118,7 +134,10 @@ const pgSchemas: string[] = [];
 const BACKENDS: Backend[] = [
   {
     name: 'PGlite',
-    env: async () => ({ CRASH_BACKEND: 'pglite', CRASH_DATA: await mkdtemp(join(tmpdir(), 'crash-pglite-')) }),
+    env: async () => ({
+      CRASH_BACKEND: 'pglite',
+      CRASH_DATA: await mkdtemp(join(tmpdir(), 'crash-pglite-')),
+    }),
   },
   {
     name: 'PostgreSQL',
@@ -137,7 +156,9 @@ const BACKENDS: Backend[] = [
 beforeAll(() => {
   // The child runs the built packages: build them (incremental) so a stale dist/ cannot hide a bug.
   const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  const configs = ['packages/reins', 'packages/server', 'packages/stores'].map((p) => join(ROOT, p, 'tsconfig.build.json'));
+  const configs = ['packages/reins', 'packages/server', 'packages/stores'].map((p) =>
+    join(ROOT, p, 'tsconfig.build.json'),
+  );
   execFileSync(process.execPath, [tsc, '-b', ...configs], { cwd: ROOT, stdio: 'inherit' });
 }, 120_000);
 
@@ -156,7 +177,9 @@ for (const backend of BACKENDS) {
       const script = JSON.stringify([act('approved_order', { item: 'milk' }), final('ordered milk')]);
       const first = await startChild({ ...env, CRASH_SCRIPT: script, CRASH_COUNTER: counter });
       const runId = await startRun(first.url, 'order milk');
-      await until('the pause', async () => ((await getRun(first.url, runId))['status'] === 'awaiting_approval' ? true : undefined));
+      await until('the pause', async () =>
+        (await getRun(first.url, runId))['status'] === 'awaiting_approval' ? true : undefined,
+      );
       await first.kill();
 
       const second = await startChild({ ...env, CRASH_SCRIPT: script, CRASH_COUNTER: counter });
@@ -172,7 +195,10 @@ for (const backend of BACKENDS) {
           body: JSON.stringify({ actId: approval.actId, inputHash: approval.inputHash, approve: true }),
         });
         expect(approved.status).toBe(200);
-        expect(((await approved.json()) as { record: unknown }).record).toMatchObject({ status: 'success', final_answer: 'ordered milk' });
+        expect(((await approved.json()) as { record: unknown }).record).toMatchObject({
+          status: 'success',
+          final_answer: 'ordered milk',
+        });
         expect(await counted(counter)).toEqual([`approved_order milk ${approval.actId}`]);
       } finally {
         await second.kill();
@@ -187,14 +213,12 @@ for (const backend of BACKENDS) {
         CRASH_SCRIPT: JSON.stringify([act('place_order', { item: 'eggs' }), 'HANG']),
         CRASH_COUNTER: counter,
       });
-      const runId = await startRun(first.url, 'order eggs');
       const seen: RunEvent[] = [];
-      const following = follow(first.url, runId, seen);
+      const runId = await startRun(first.url, 'order eggs', seen);
       await until('the order observed and the model asked again', () =>
         seen.some((e) => e.type === 'step' && e.phase === 'observe') ? true : undefined,
       );
       await first.kill();
-      await following;
       expect(seen.some((e) => e.type === 'done')).toBe(false); // the stream broke without a `done`
 
       const second = await startChild({
@@ -209,7 +233,10 @@ for (const backend of BACKENDS) {
         await follow(second.url, runId, rest, last);
         expect(rest[0]?.seq).toBe(last + 1);
         expect(rest.at(-1)).toMatchObject({ type: 'done', status: 'success' });
-        expect(await getRun(second.url, runId)).toMatchObject({ status: 'success', final_answer: 'eggs ordered' });
+        expect(await getRun(second.url, runId)).toMatchObject({
+          status: 'success',
+          final_answer: 'eggs ordered',
+        });
         expect((await counted(counter)).filter((l) => l.startsWith('place_order'))).toHaveLength(1);
       } finally {
         await second.kill();
@@ -247,14 +274,28 @@ for (const backend of BACKENDS) {
       const env = await backend.env();
       const counter = join(await mkdtemp(join(tmpdir(), 'crash-counter-')), 'executions');
       await writeFile(counter, '');
-      const first = await startChild({ ...env, CRASH_SCRIPT: JSON.stringify(['HANG']), CRASH_COUNTER: counter });
+      const first = await startChild({
+        ...env,
+        CRASH_SCRIPT: JSON.stringify(['HANG']),
+        CRASH_COUNTER: counter,
+      });
       const runId = await startRun(first.url, 'hello');
-      await until('the run to start', async () => ((await getRun(first.url, runId))['status'] === 'running' ? true : undefined));
+      await until('the run to start', async () =>
+        (await getRun(first.url, runId))['status'] === 'running' ? true : undefined,
+      );
       await first.kill();
-      const second = await startChild({ ...env, CRASH_SCRIPT: '[]', CRASH_COUNTER: counter, CRASH_RESUME: 'off' });
+      const second = await startChild({
+        ...env,
+        CRASH_SCRIPT: '[]',
+        CRASH_COUNTER: counter,
+        CRASH_RESUME: 'off',
+      });
       try {
         expect(second.report).toMatchObject({ interrupted: 1, resumed: 0 });
-        expect(await getRun(second.url, runId)).toMatchObject({ status: 'stopped', stop_reason: 'interrupted' });
+        expect(await getRun(second.url, runId)).toMatchObject({
+          status: 'stopped',
+          stop_reason: 'interrupted',
+        });
       } finally {
         await second.kill();
       }

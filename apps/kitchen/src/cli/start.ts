@@ -73,7 +73,10 @@ export async function startApp(
     io.out(
       `  nutrition server: ${nutrition.bridge.status().status}; health: ${url}/health; metrics: ${url}/metrics`,
     );
-    if (recovered !== undefined && recovered.resumed + recovered.rebuiltPaused + recovered.interrupted + recovered.failed > 0)
+    if (
+      recovered !== undefined &&
+      recovered.resumed + recovered.rebuiltPaused + recovered.interrupted + recovered.failed > 0
+    )
       io.out(
         `  runs after the restart: ${recovered.resumed} resumed, ${recovered.rebuiltPaused} paused (waiting for their answer), ${recovered.interrupted} interrupted, ${recovered.failed} failed`,
       );

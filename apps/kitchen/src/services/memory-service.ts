@@ -46,7 +46,6 @@ export interface MemoryService {
   recall(principal: KitchenPrincipal, input: unknown): Promise<RecalledHouseholdMemory[]>;
 }
 
-
 const scopeOf = (householdId: string): string => `household:${householdId}`;
 
 const shown = (item: MemoryItem): HouseholdMemory => ({

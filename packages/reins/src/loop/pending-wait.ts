@@ -49,7 +49,7 @@ export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
         onSettled(outcome);
         resolve(outcome);
       };
-      const recorded = undefined as (Answer | WaitEnd) | undefined;
+      const recorded = this.recorded?.(request);
       if (recorded !== undefined) {
         this.#pending = { request, settle, timer: undefined };
         queueMicrotask(() => settle(recorded));

@@ -40,6 +40,14 @@ export interface LoadedConversation {
 /**
  * The turns of each conversation (seed 001's session state), by owner.
  *
+ * Decided where the contract below was open (and held by the suite):
+ * - A conversation is expired once `now` is past `expiresAt` (at `expiresAt` it is still there).
+ * - A turn replacing a run's earlier turn keeps that turn's place; `updatedAt` and `expiresAt`
+ *   never move back. The title stays the first turn's.
+ * - A turn for an expired conversation (its `at` past `expiresAt`) starts it afresh, old turns
+ *   forgotten, whoever owned it. `delete` removes an expired one not yet swept too.
+ * - `list` orders equal `updatedAt` by id, descending.
+ *
  * Contract (suite: `test/contract/conversation-store-contract.ts`):
  * - Every read and write takes the owner: someone else's conversation is reported exactly like
  *   one that does not exist (`undefined` / `false`), never changed.

@@ -66,6 +66,15 @@ export interface LoadedRun {
  * - `deleteConversation(conversationId, ownerId)` deletes that owner's runs of the conversation
  *   (what "forget this conversation" removes); returns how many.
  * - Failures (the database is down) reject; nothing is half-stored (a batch is atomic).
+ *
+ * Decided where the above was open (and held by the suite):
+ * - "Deep-equal" is JSON's: what is stored is the event's JSON, so a key whose value is
+ *   `undefined` (e.g. `degraded: undefined`) is not there after `load` (`toEqual` holds,
+ *   `toStrictEqual` holds against `JSON.parse(JSON.stringify(event))`). Numbers come back as
+ *   the identical doubles.
+ * - A duplicate `seq` is skipped without comparing it to what is stored.
+ * - A batch holding an event of another run rejects (a programmer mistake) and stores nothing.
+ * - `sweep` deletes runs whose `updatedAt` is strictly before `endedBefore`.
  */
 export interface RunStore {
   create(run: NewStoredRun): Promise<void>;

@@ -1,0 +1,12 @@
+// The run event codec: delta-encoded, exact, versioned stored bodies (see `run-codec.ts`).
+import type { RunEvent } from 'reins';
+import type { RunCodec } from './run-codec.js';
+
+export { RunCodec, StoredEventError, CODEC_VERSION } from './run-codec.js';
+
+/** The stored body of the run's next event; advances `state` (a `RunCodec` per run). */
+export const encodeEvent = (state: RunCodec, event: RunEvent): string => state.encode(event);
+
+/** The run's next event back from its stored body; advances `state`. */
+export const decodeEvent = (state: RunCodec, body: string, runId: string, seq: number): RunEvent =>
+  state.decode(body, runId, seq);

@@ -1,0 +1,158 @@
+import { Buffer } from 'node:buffer';
+import { isObject, type Json, type JsonText } from './json.js';
+import { parseJsonText } from './json-text.js';
+
+/** Values whose JSON is shorter than this (in UTF-8 bytes) are never worth a reference (`-12` is 3). */
+const MIN_REF_BYTES = 5;
+/** Keys shorter than this are never worth an alias (`"~a"` is 4 characters). */
+const MIN_ALIAS_CHARS = 3;
+/** An alias starts with this; a key of the run that does is written with it doubled. */
+const ALIAS = '~';
+/** Array-index keys (`"12"`) are not aliased: objects put them first, whatever the order they were written in. */
+const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
+
+interface Entry {
+  readonly text: string;
+  readonly value: Json;
+  /** Its keys in order, for an object of two or more keys (see `like`). */
+  readonly shape: string | undefined;
+}
+
+/** How far both lists were filled (`RefTable.mark`). */
+export interface Mark {
+  readonly values: number;
+  readonly keys: number;
+}
+
+/**
+ * The strings and subtrees a run has stored so far, numbered in the order the decoder meets
+ * them: a later value that repeats one (a card repeating an observation's recipe, a
+ * decision repeating its raw reply) is stored as `[1, index]`. A string holding JSON text
+ * lends its parsed parts too (a reason step's `decision` is its `raw` reply parsed). Object
+ * keys are numbered likewise, and a key met before is written as a short alias (`"~1f"`).
+ *
+ * The encoder registers tentatively while it weighs alternatives (`mark` / `rollback` /
+ * `replay`); what the decoder registers is the truth both sides share.
+ */
+export class RefTable {
+  readonly #entries: Entry[] = [];
+  readonly #index = new Map<string, number>();
+  /** Registered objects by their keys (in order): the latest is what a new object of that shape is stored against. */
+  readonly #shapes = new Map<string, number[]>();
+  readonly #keys: string[] = [];
+  readonly #keyIndex = new Map<string, number>();
+
+  constructor(
+    private readonly json: JsonText,
+    preset: { readonly keys?: readonly string[]; readonly values?: readonly string[] } = {},
+  ) {
+    for (const key of preset.keys ?? []) this.#registerKey(key);
+    for (const value of preset.values ?? []) this.register(value);
+  }
+
+  /** The latest registered object with the same keys in the same order (two or more keys). */
+  like(value: Json): number | undefined {
+    const shape = shapeOf(value);
+    return shape === undefined ? undefined : this.#shapes.get(shape)?.at(-1);
+  }
+
+  /** The index of a value with this JSON text, if one is registered. */
+  lookup(text: string): number | undefined {
+    return this.#index.get(text);
+  }
+
+  get(index: unknown): Json {
+    const entry = typeof index === 'number' ? this.#entries[index] : undefined;
+    if (entry === undefined) throw new RangeError(`stored event: reference ${String(index)} is unknown`);
+    return entry.value;
+  }
+
+  /** Registers a value the decoder has just produced (and the parts of JSON text it holds). */
+  register(value: Json): void {
+    if (typeof value !== 'string' && (typeof value !== 'object' || value === null)) return;
+    const text = this.json.of(value);
+    if (Buffer.byteLength(text) < MIN_REF_BYTES || this.#index.has(text)) return;
+    this.#push({ text, value, shape: shapeOf(value) });
+    if (typeof value === 'string') {
+      const parsed = parseJsonText(value);
+      if (parsed !== undefined) this.#registerDeep(parsed);
+    }
+  }
+
+  /** How a key is stored: its alias when met before (and shorter), else itself (escaped); registers it. */
+  writeKey(key: string): string {
+    const index = this.#keyIndex.get(key);
+    if (index !== undefined) return `${ALIAS}${index.toString(36)}`;
+    this.#registerKey(key);
+    return key.startsWith(ALIAS) ? `${ALIAS}${key}` : key;
+  }
+
+  /** The key a stored key stands for (the inverse of `writeKey`); registers it. */
+  readKey(stored: string): string {
+    if (!stored.startsWith(ALIAS)) {
+      this.#registerKey(stored);
+      return stored;
+    }
+    if (stored.startsWith(ALIAS + ALIAS)) {
+      const key = stored.slice(1);
+      this.#registerKey(key);
+      return key;
+    }
+    const key = this.#keys[parseInt(stored.slice(1), 36)];
+    if (key === undefined || stored !== `${ALIAS}${(this.#keyIndex.get(key) ?? -1).toString(36)}`)
+      throw new RangeError(`stored event: key alias ${stored} is unknown`);
+    return key;
+  }
+
+  mark(): Mark {
+    return { values: this.#entries.length, keys: this.#keys.length };
+  }
+
+  /** What was registered since `mark`. */
+  since(mark: Mark): { values: readonly Entry[]; keys: readonly string[] } {
+    return { values: this.#entries.slice(mark.values), keys: this.#keys.slice(mark.keys) };
+  }
+
+  rollback(mark: Mark): void {
+    for (const { text, shape } of this.#entries.splice(mark.values).reverse()) {
+      this.#index.delete(text);
+      if (shape !== undefined) this.#shapes.get(shape)?.pop();
+    }
+    for (const key of this.#keys.splice(mark.keys)) this.#keyIndex.delete(key);
+  }
+
+  /** Registers again what a rolled-back alternative registered (the one the encoder chose). */
+  replay(registered: ReturnType<RefTable['since']>): void {
+    for (const entry of registered.values) if (!this.#index.has(entry.text)) this.#push(entry);
+    for (const key of registered.keys) this.#registerKey(key);
+  }
+
+  #registerKey(key: string): void {
+    if (key.length < MIN_ALIAS_CHARS || INDEX_KEY.test(key) || this.#keyIndex.has(key)) return;
+    this.#keyIndex.set(key, this.#keys.length);
+    this.#keys.push(key);
+  }
+
+  #push(entry: Entry): void {
+    const { shape } = entry;
+    if (shape !== undefined) {
+      const indexes = this.#shapes.get(shape) ?? [];
+      indexes.push(this.#entries.length);
+      this.#shapes.set(shape, indexes);
+    }
+    this.#index.set(entry.text, this.#entries.length);
+    this.#entries.push(entry);
+  }
+
+  #registerDeep(value: Json): void {
+    if (Array.isArray(value)) for (const item of value) this.#registerDeep(item);
+    else if (isObject(value)) for (const item of Object.values(value)) this.#registerDeep(item);
+    this.register(value);
+  }
+}
+
+function shapeOf(value: Json): string | undefined {
+  if (!isObject(value)) return undefined;
+  const keys = Object.keys(value);
+  return keys.length < 2 ? undefined : keys.join('\u0000');
+}

@@ -1,0 +1,194 @@
+import type { RunEvent } from 'reins';
+import { isObject, JsonText, setKey, type Json, type JsonObject } from './json.js';
+import { PRESET_KEYS, PRESET_VALUES } from './preset-keys.js';
+import { RefTable } from './ref-table.js';
+import { fromRelative, toRelative } from './relative-times.js';
+import { decodeValue } from './value-decoder.js';
+import { ValueEncoder } from './value-encoder.js';
+
+/** The version every stored body carries (`"v"`); a body of another version is refused, never guessed at. */
+export const CODEC_VERSION = 1;
+
+/** How many earlier events of the same kind an event may be stored against (the smallest wins). */
+const BASE_CANDIDATES = 3;
+
+/** A stored body this build cannot read (written by a newer codec, or not a body at all). */
+export class StoredEventError extends Error {
+  constructor(
+    readonly code: 'CODEC_VERSION' | 'MALFORMED',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'StoredEventError';
+  }
+}
+
+/**
+ * What an event may be stored against: the last events of its kind (type, phase, source,
+ * tool), and of its broader kind (type, phase) — an observation of another tool still shares
+ * most of its shape.
+ */
+function kindsOf(event: JsonObject): [string, string] {
+  const observation = event['observation'];
+  const tool = event['tool'] ?? (isObject(observation) ? observation['tool'] : undefined);
+  const [type, phase, source, name] = [event['type'], event['phase'], event['source'], tool].map((part) =>
+    typeof part === 'string' ? part : '',
+  );
+  return [`${type}\u0001${phase}\u0001${source}\u0001${name}`, `${type}\u0001${phase}`];
+}
+
+/** The keys of an event with `runId` and `seq` put back: where `positions` says, else just before `at` (or last). */
+function withIdentity(keys: readonly string[], positions: readonly number[] | undefined): string[] {
+  const all = [...keys];
+  if (positions === undefined) {
+    const at = all.indexOf('at');
+    all.splice(at === -1 ? all.length : at, 0, 'runId', 'seq');
+  } else {
+    const named: [string, number][] = [
+      ['runId', positions[0] ?? 0],
+      ['seq', positions[1] ?? 0],
+    ];
+    for (const [key, position] of named.sort((a, b) => a[1] - b[1])) all.splice(position, 0, key);
+  }
+  return all;
+}
+
+/**
+ * One run's event codec: each event is stored as what changed from an earlier event of its
+ * kind (`ValueEncoder`), with its times relative and exact (`toRelative`), repeated values as
+ * references (`RefTable`), and without `runId` and `seq` (the row has them).
+ *
+ * Events go through in `seq` order, and the state is what decoding them built: a store that
+ * loaded a run continues writing it with the same state. `encode` decodes what it wrote and
+ * throws (leaving the state as it was) unless that gives back the event's exact JSON.
+ *
+ * What is preserved is the event's JSON: `decode(encode(e))` has the JSON text of `e` (keys
+ * whose value is `undefined` are left out, as `JSON.stringify` does; key order is kept).
+ */
+export class RunCodec {
+  readonly #json = new JsonText();
+  readonly #table = new RefTable(this.#json, { keys: PRESET_KEYS, values: PRESET_VALUES });
+  readonly #encoder = new ValueEncoder(this.#table, this.#json);
+  readonly #relatives: JsonObject[] = [];
+  readonly #kinds = new Map<string, number[]>();
+  #previousAt = 0;
+  #firstAt: number | undefined;
+
+  /** How many events went through (the next one's `seq`). */
+  get count(): number {
+    return this.#relatives.length;
+  }
+
+  /** The stored body of the run's next event (JSON text). */
+  encode(event: RunEvent): string {
+    const plainText = JSON.stringify(event);
+    const plain = JSON.parse(plainText) as JsonObject;
+    const { runId, seq } = plain;
+    if (typeof runId !== 'string' || seq !== this.count)
+      throw new RangeError(
+        `codec: event ${String(runId)}#${String(seq)} is not the next (seq ${this.count})`,
+      );
+    const keys = Object.keys(plain);
+    const rest: JsonObject = {};
+    for (const key of keys) if (key !== 'runId' && key !== 'seq') setKey(rest, key, plain[key] as Json);
+    const positions = withIdentity(Object.keys(rest), undefined).every((k, i) => keys[i] === k)
+      ? undefined
+      : [keys.indexOf('runId'), keys.indexOf('seq')];
+    const relativeEvent = toRelative(rest, { previousAt: this.#previousAt, firstAt: this.#firstAt });
+    const [kind, broad] = kindsOf(plain);
+    const similar = [...(this.#kinds.get(kind) ?? []), ...(this.#kinds.get(broad) ?? [])];
+    const bases = [undefined, ...new Set(similar)];
+    const mark = this.#table.mark();
+    let best: { base: number | undefined; stored: Json; size: number } | undefined;
+    for (const base of bases) {
+      const stored = this.#encoder.encode(
+        relativeEvent,
+        base === undefined ? undefined : this.#relatives[base],
+        false,
+      );
+      this.#table.rollback(mark);
+      const size = this.#encoder.size(stored) + (base === undefined ? 0 : `,"b":${seq - base}`.length);
+      if (best === undefined || size < best.size) best = { base, stored, size };
+    }
+    const body =
+      best === undefined
+        ? undefined
+        : JSON.stringify({
+            v: CODEC_VERSION,
+            ...(best.base === undefined ? {} : { b: seq - best.base }),
+            ...(positions === undefined ? {} : { p: positions }),
+            d: best.stored,
+          });
+    if (body === undefined) throw new Error('codec: nothing encoded');
+    this.#check(body, plainText, runId, seq);
+    return body;
+  }
+
+  /** The run's next event back from its stored body. */
+  decode(body: string, runId: string, seq: number): RunEvent {
+    // A copy: the state keeps its own values, whatever the caller does with the event.
+    return JSON.parse(JSON.stringify(this.#decode(body, runId, seq))) as RunEvent;
+  }
+
+  #decode(body: string, runId: string, seq: number): JsonObject {
+    if (seq !== this.count)
+      throw new RangeError(`codec: event ${runId}#${seq} is not the next (seq ${this.count})`);
+    let envelope: Json;
+    try {
+      envelope = JSON.parse(body) as Json;
+    } catch {
+      throw new StoredEventError('MALFORMED', `stored event ${runId}#${seq} is not JSON`);
+    }
+    if (!isObject(envelope) || envelope['v'] !== CODEC_VERSION)
+      throw new StoredEventError(
+        'CODEC_VERSION',
+        `stored event ${runId}#${seq} has codec version ${JSON.stringify(isObject(envelope) ? envelope['v'] : envelope)}; this build reads version ${CODEC_VERSION} only`,
+      );
+    const { b, p, d } = envelope;
+    const base = typeof b === 'number' ? this.#relatives[seq - b] : undefined;
+    if ((b !== undefined && base === undefined) || d === undefined)
+      throw new StoredEventError('MALFORMED', `stored event ${runId}#${seq} refers to no earlier event`);
+    const relativeEvent = decodeValue(d, base, this.#table, false);
+    if (!isObject(relativeEvent))
+      throw new StoredEventError('MALFORMED', `stored event ${runId}#${seq} is not an object`);
+    const rest = fromRelative(relativeEvent, { previousAt: this.#previousAt, firstAt: this.#firstAt });
+    const event: JsonObject = {};
+    const positions = Array.isArray(p) ? p.filter((n): n is number => typeof n === 'number') : undefined;
+    for (const key of withIdentity(Object.keys(rest), positions))
+      setKey(event, key, key === 'runId' ? runId : key === 'seq' ? seq : (rest[key] as Json));
+    this.#advance(relativeEvent, event);
+    return event;
+  }
+
+  #advance(relativeEvent: JsonObject, event: JsonObject): void {
+    const seq = this.#relatives.push(relativeEvent) - 1;
+    for (const kind of kindsOf(event)) {
+      const seqs = this.#kinds.get(kind) ?? [];
+      this.#kinds.set(kind, [seq, ...seqs].slice(0, BASE_CANDIDATES));
+    }
+    const at = typeof event['at'] === 'number' ? event['at'] : 0;
+    if (seq === 0) this.#firstAt = at;
+    this.#previousAt = at;
+  }
+
+  /** Decodes `body` into the state; if it is not the event's JSON exactly, puts the state back and throws. */
+  #check(body: string, plainText: string, runId: string, seq: number): void {
+    const mark = this.#table.mark();
+    const before = { previousAt: this.#previousAt, firstAt: this.#firstAt, kinds: new Map(this.#kinds) };
+    let decodedText: string | undefined;
+    try {
+      decodedText = JSON.stringify(this.#decode(body, runId, seq));
+    } finally {
+      if (decodedText !== plainText) {
+        this.#table.rollback(mark);
+        this.#relatives.length = seq;
+        this.#kinds.clear();
+        for (const [kind, seqs] of before.kinds) this.#kinds.set(kind, seqs);
+        this.#previousAt = before.previousAt;
+        this.#firstAt = before.firstAt;
+      }
+    }
+    if (decodedText !== plainText)
+      throw new Error(`codec: event ${runId}#${seq} does not decode to itself (a codec bug)`);
+  }
+}

@@ -1,0 +1,192 @@
+import {
+  isPausedStatus,
+  statusAfter,
+  type JsonValue,
+  type LoadedRun,
+  type NewStoredRun,
+  type RunEvent,
+  type RunStore,
+  type StoredRun,
+  type StoredRunStatus,
+} from 'reins';
+import { AppendBatcher } from './append-batcher.js';
+import { RunCodec } from './codec/index.js';
+import type { PgQueryable } from './pg-blob-store.js';
+import { sqlNames, type SqlStoreOptions } from './sql-names.js';
+import { ensureRunTables, UNFINISHED } from './sql-schema.js';
+import { WriterStates } from './writer-states.js';
+
+export interface SqlRunStoreOptions extends SqlStoreOptions {
+  /** How many runs' codec states to keep between appends (default 10 000). */
+  readonly maxWriterStates?: number;
+}
+
+type Row = Record<string, unknown>;
+
+const RUN_COLUMNS =
+  'run_id, owner_id, agent, conversation_id, request, status, created_at, updated_at, event_count';
+
+function storedRun(row: Row): StoredRun {
+  const conversationId = row['conversation_id'];
+  return {
+    runId: String(row['run_id']),
+    ownerId: String(row['owner_id']),
+    agent: String(row['agent']),
+    ...(typeof conversationId === 'string' ? { conversationId } : {}),
+    request: row['request'] as { readonly [key: string]: JsonValue },
+    createdAt: Number(row['created_at']),
+    status: String(row['status']) as StoredRunStatus,
+    updatedAt: Number(row['updated_at']),
+    eventCount: Number(row['event_count']),
+  };
+}
+
+const unfinished = (status: StoredRunStatus): boolean => status === 'running' || isPausedStatus(status);
+
+/**
+ * Runs in PostgreSQL (a `pg` Pool, or PGlite embedded): a row per run and a row per event,
+ * each event's body delta-encoded by the run codec (`RunCodec`). Every write is one
+ * statement, so a batch is atomic on one connection as on a pool: the events of an append and
+ * the run row's count, status and time go in together, guarded by the count the writer
+ * expects (a gap or a stale writer stores nothing). Appends of many runs in the same tick
+ * share one statement (`AppendBatcher`); a run's appends are written in the order they were
+ * called, each after the one before.
+ */
+export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions = {}): Promise<RunStore> {
+  const names = sqlNames(options, 'sqlRunStore');
+  await ensureRunTables(db, names);
+  const runs = names.table('runs');
+  const events = names.table('run_events');
+  const writers = new WriterStates(options.maxWriterStates ?? 10_000);
+  const batcher = new AppendBatcher(db, runs, events);
+  /** Each run's last append: the next one starts after it (encoding needs what it wrote). */
+  const tails = new Map<string, Promise<void>>();
+
+  /** The run's row and events, read in one statement (one snapshot). */
+  async function read(
+    runId: string,
+  ): Promise<{ run: StoredRun; bodies: { seq: number; body: string }[] } | undefined> {
+    const { rows } = await db.query(
+      `SELECT 0 AS part, ${RUN_COLUMNS}, NULL::integer AS seq, NULL::text AS body FROM ${runs} WHERE run_id = $1
+       UNION ALL
+       SELECT 1, NULL, NULL, NULL, NULL, NULL::jsonb, NULL, NULL::float8, NULL::float8, NULL::integer, seq, body
+       FROM ${events} WHERE run_id = $1
+       ORDER BY part, seq`,
+      [runId],
+    );
+    const [head, ...rest] = rows;
+    if (head === undefined || Number(head['part']) !== 0) return undefined;
+    return {
+      run: storedRun(head),
+      bodies: rest.map((row) => ({ seq: Number(row['seq']), body: String(row['body']) })),
+    };
+  }
+
+  /** A codec state from the stored rows (a run this store did not write, or wrote before a restart). */
+  async function rebuild(runId: string): Promise<{ run: StoredRun; codec: RunCodec; events: RunEvent[] }> {
+    const stored = await read(runId);
+    if (stored === undefined) throw new Error(`run ${runId} does not exist`);
+    const codec = new RunCodec();
+    const decoded = stored.bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
+    return { run: stored.run, codec, events: decoded };
+  }
+
+  async function write(runId: string, batch: readonly RunEvent[], retried: boolean): Promise<void> {
+    const codec = writers.get(runId) ?? (await rebuild(runId)).codec;
+    const expected = codec.count;
+    const fresh = batch.filter((e) => e.seq >= expected);
+    if (fresh.length === 0) return;
+    fresh.forEach((event, i) => {
+      if (event.seq !== expected + i)
+        throw new RangeError(`run ${runId}: event seq ${event.seq} leaves a gap after ${expected + i - 1}`);
+    });
+    const last = fresh[fresh.length - 1] as RunEvent;
+    let inserted: number;
+    try {
+      const bodies = fresh.map((event) => codec.encode(event));
+      inserted = await batcher.submit({
+        runId,
+        expected,
+        seqs: fresh.map((e) => e.seq),
+        bodies,
+        status: statusAfter(last),
+        updatedAt: last.at,
+      });
+    } catch (error) {
+      writers.drop(runId); // the state ran ahead of the database
+      throw error;
+    }
+    if (inserted === fresh.length) {
+      if (unfinished(statusAfter(last))) writers.set(runId, codec);
+      else writers.drop(runId);
+      return;
+    }
+    // Another writer moved the run on (by design there is one; a retried batch elsewhere is possible).
+    writers.drop(runId);
+    if (retried) throw new Error(`run ${runId} changed while it was being appended to`);
+    await write(runId, batch, true);
+  }
+
+  return {
+    async create(run: NewStoredRun) {
+      await db.query(
+        `INSERT INTO ${runs} (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5::jsonb, 'running', $6, $6, 0)`,
+        [
+          run.runId,
+          run.ownerId,
+          run.agent,
+          run.conversationId ?? null,
+          JSON.stringify(run.request),
+          run.createdAt,
+        ],
+      );
+      writers.set(run.runId, new RunCodec());
+    },
+    async append(runId, batch) {
+      for (const event of batch)
+        if (event.runId !== runId) throw new Error(`event of run ${event.runId} appended to ${runId}`);
+      const previous = tails.get(runId) ?? Promise.resolve();
+      const mine = previous.then(
+        () => write(runId, batch, false),
+        () => write(runId, batch, false),
+      );
+      tails.set(runId, mine);
+      const settled = () => {
+        if (tails.get(runId) === mine) tails.delete(runId);
+      };
+      mine.then(settled, settled);
+      await mine;
+    },
+    async load(runId): Promise<LoadedRun | undefined> {
+      const stored = await read(runId);
+      if (stored === undefined) return undefined;
+      const codec = new RunCodec();
+      const decoded = stored.bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
+      // A run that will go on (resumed after a restart) keeps the state it was read with.
+      if (unfinished(stored.run.status) && codec.count === stored.run.eventCount) writers.set(runId, codec);
+      return { run: stored.run, events: decoded };
+    },
+    async unfinished() {
+      const { rows } = await db.query(
+        `SELECT ${RUN_COLUMNS} FROM ${runs} WHERE status IN ${UNFINISHED} ORDER BY created_at, run_id`,
+      );
+      return rows.map(storedRun);
+    },
+    async sweep(endedBefore) {
+      const { rows } = await db.query(
+        `DELETE FROM ${runs} WHERE status NOT IN ${UNFINISHED} AND updated_at < $1 RETURNING run_id`,
+        [endedBefore],
+      );
+      for (const row of rows) writers.drop(String(row['run_id']));
+      return rows.length;
+    },
+    async deleteConversation(conversationId, ownerId) {
+      const { rows } = await db.query(
+        `DELETE FROM ${runs} WHERE conversation_id = $1 AND owner_id = $2 RETURNING run_id`,
+        [conversationId, ownerId],
+      );
+      for (const row of rows) writers.drop(String(row['run_id']));
+      return rows.length;
+    },
+  };
+}

@@ -1,0 +1,100 @@
+import type { PgQueryable } from './pg-blob-store.js';
+import type { SqlNames } from './sql-names.js';
+
+/** The version of each component's tables, recorded in the `schema` table from the first version on. */
+const VERSIONS = { runs: 1, conversations: 1 } as const;
+
+async function run(db: PgQueryable, statements: readonly string[]): Promise<void> {
+  // One statement per call: PGlite's parameterised `query` takes one, and so does every driver.
+  for (const statement of statements) await db.query(statement);
+}
+
+/**
+ * Records (once) and checks the version of a component's tables: a database written by a
+ * newer version of the stores is refused, never written in an older layout.
+ */
+async function versioned(db: PgQueryable, names: SqlNames, component: keyof typeof VERSIONS): Promise<void> {
+  const table = names.table('schema');
+  await db.query(
+    `CREATE TABLE IF NOT EXISTS ${table} (component text PRIMARY KEY, version integer NOT NULL)`,
+  );
+  await db.query(
+    `INSERT INTO ${table} (component, version) VALUES ($1, $2) ON CONFLICT (component) DO NOTHING`,
+    [component, VERSIONS[component]],
+  );
+  const { rows } = await db.query(`SELECT version FROM ${table} WHERE component = $1`, [component]);
+  const version = rows[0]?.['version'];
+  if (version !== VERSIONS[component])
+    throw new Error(
+      `${table}: ${component} tables are at version ${String(version)}; this build knows ${VERSIONS[component]}`,
+    );
+}
+
+/** Statuses that are not an end: a run in them is resumed or rebuilt after a restart. */
+export const UNFINISHED = `('running', 'awaiting_approval', 'awaiting_input')`;
+
+/** The runs and their event logs (times are epoch-ms doubles: exact, as the events have them). */
+export async function ensureRunTables(db: PgQueryable, names: SqlNames): Promise<void> {
+  const runs = names.table('runs');
+  const events = names.table('run_events');
+  await versioned(db, names, 'runs');
+  await run(db, [
+    `CREATE TABLE IF NOT EXISTS ${runs} (
+       run_id text PRIMARY KEY,
+       owner_id text NOT NULL,
+       agent text NOT NULL,
+       conversation_id text,
+       request jsonb NOT NULL,
+       status text NOT NULL,
+       created_at double precision NOT NULL,
+       updated_at double precision NOT NULL,
+       event_count integer NOT NULL DEFAULT 0
+     )`,
+    `CREATE INDEX IF NOT EXISTS ${names.index('runs_unfinished')} ON ${runs} (created_at) WHERE status IN ${UNFINISHED}`,
+    `CREATE INDEX IF NOT EXISTS ${names.index('runs_ended')} ON ${runs} (updated_at) WHERE status NOT IN ${UNFINISHED}`,
+    `CREATE INDEX IF NOT EXISTS ${names.index('runs_conversation')} ON ${runs} (conversation_id, owner_id)`,
+    // The body is the codec's text (not jsonb): decoding depends on its key order, which jsonb does not keep.
+    `CREATE TABLE IF NOT EXISTS ${events} (
+       run_id text NOT NULL REFERENCES ${runs} (run_id) ON DELETE CASCADE,
+       seq integer NOT NULL,
+       body text NOT NULL,
+       bytes integer NOT NULL,
+       PRIMARY KEY (run_id, seq)
+     )`,
+  ]);
+}
+
+/**
+ * Conversations and their turns. An expired conversation that gets a turn starts afresh: its
+ * `generation` moves on and only the turns of the current generation are its turns.
+ */
+export async function ensureConversationTables(db: PgQueryable, names: SqlNames): Promise<void> {
+  const conversations = names.table('conversations');
+  const turns = names.table('conversation_turns');
+  await versioned(db, names, 'conversations');
+  await run(db, [
+    `CREATE TABLE IF NOT EXISTS ${conversations} (
+       conversation_id text PRIMARY KEY,
+       owner_id text NOT NULL,
+       title text NOT NULL,
+       generation integer NOT NULL DEFAULT 0,
+       created_at double precision NOT NULL,
+       updated_at double precision NOT NULL,
+       expires_at double precision NOT NULL
+     )`,
+    `CREATE INDEX IF NOT EXISTS ${names.index('conversations_owner')} ON ${conversations} (owner_id, updated_at DESC)`,
+    `CREATE INDEX IF NOT EXISTS ${names.index('conversations_expiry')} ON ${conversations} (expires_at)`,
+    `CREATE TABLE IF NOT EXISTS ${turns} (
+       conversation_id text NOT NULL REFERENCES ${conversations} (conversation_id) ON DELETE CASCADE,
+       generation integer NOT NULL,
+       run_id text NOT NULL,
+       turn_order bigserial,
+       query text NOT NULL,
+       answer text,
+       status text NOT NULL,
+       about jsonb,
+       at double precision NOT NULL,
+       PRIMARY KEY (conversation_id, generation, run_id)
+     )`,
+  ]);
+}

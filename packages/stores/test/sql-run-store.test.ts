@@ -1,0 +1,198 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunEvent } from 'reins';
+import { sqlRunStore, StoredEventError, type PgQueryable } from '@reins/stores';
+import { openPglite, openPostgres, type TestDatabase } from './sql-store-fixtures.js';
+
+const T0 = 1_796_137_877_768;
+const step = (runId: string, seq: number, items: string[]): RunEvent =>
+  ({
+    type: 'step',
+    phase: 'observe',
+    index: 1,
+    startedAt: T0 + seq - 0.25,
+    endedAt: T0 + seq + 0.0001,
+    durationMs: 0.2501,
+    actId: `a${seq}`,
+    observation: { actId: `a${seq}`, tool: 'fridge_items', status: 'ok', result: { items } },
+    runId,
+    seq,
+    at: T0 + seq + 0.0001,
+  }) as unknown as RunEvent;
+const events = (runId: string, from: number, to: number): RunEvent[] =>
+  Array.from({ length: to - from }, (_, i) => step(runId, from + i, ['番茄', '鸡蛋', `菜${from + i}`]));
+const newRun = (runId: string) => ({
+  runId,
+  ownerId: 'o',
+  agent: 'kitchen',
+  request: { q: '?' },
+  createdAt: T0,
+});
+
+for (const [name, openDatabase] of [
+  ['PGlite', openPglite],
+  ['PostgreSQL', openPostgres],
+] as const) {
+  describe(`sqlRunStore on ${name}`, () => {
+    let database: TestDatabase;
+    let schema: string;
+    beforeAll(async () => {
+      database = await openDatabase();
+      schema = (await database.fresh()).schema;
+    }, 30_000);
+    afterAll(async () => {
+      await database.close();
+    });
+
+    it('a fresh store instance (a restarted process) goes on writing a run another one wrote', async () => {
+      const first = await sqlRunStore(database.db, { schema });
+      await first.create(newRun('restart-1'));
+      await first.append('restart-1', events('restart-1', 0, 3));
+      const loadedFirst = await sqlRunStore(database.db, { schema });
+      await loadedFirst.load('restart-1');
+      await loadedFirst.append('restart-1', events('restart-1', 3, 5));
+      const neverLoaded = await sqlRunStore(database.db, { schema });
+      await neverLoaded.append('restart-1', events('restart-1', 5, 7));
+      const loaded = await (await sqlRunStore(database.db, { schema })).load('restart-1');
+      expect(loaded?.events).toEqual(events('restart-1', 0, 7));
+      expect(loaded?.run.eventCount).toBe(7);
+    });
+
+    it('a writer whose state went stale (a retried batch elsewhere) re-reads the run and skips what is stored', async () => {
+      const one = await sqlRunStore(database.db, { schema });
+      const two = await sqlRunStore(database.db, { schema });
+      await one.create(newRun('stale-1'));
+      await one.append('stale-1', events('stale-1', 0, 2));
+      await two.append('stale-1', events('stale-1', 0, 3)); // a retry of the same batch, one more event
+      await one.append('stale-1', events('stale-1', 2, 4)); // `one` believes 2 are stored
+      expect((await two.load('stale-1'))?.events).toEqual(events('stale-1', 0, 4));
+    });
+
+    it('a failed write stores nothing, and the next append writes from what is stored', async () => {
+      let failNext = false;
+      const flaky: PgQueryable = {
+        query: async (text, values) => {
+          if (failNext && text.includes('INSERT INTO')) {
+            failNext = false;
+            throw new Error('connection lost');
+          }
+          return database.db.query(text, values);
+        },
+      };
+      const store = await sqlRunStore(flaky, { schema });
+      await store.create(newRun('flaky-1'));
+      await store.append('flaky-1', events('flaky-1', 0, 2));
+      failNext = true;
+      await expect(store.append('flaky-1', events('flaky-1', 2, 4))).rejects.toThrow('connection lost');
+      expect((await store.load('flaky-1'))?.run.eventCount).toBe(2);
+      await store.append('flaky-1', events('flaky-1', 2, 5));
+      expect((await store.load('flaky-1'))?.events).toEqual(events('flaky-1', 0, 5));
+    });
+
+    it('stores each event as a small versioned body, its size in bytes beside it', async () => {
+      const store = await sqlRunStore(database.db, { schema });
+      await store.create(newRun('bytes-1'));
+      await store.append('bytes-1', events('bytes-1', 0, 3));
+      const { rows } = await database.db.query(
+        `SELECT seq, body, bytes FROM ${schema}.reins_run_events WHERE run_id = $1 ORDER BY seq`,
+        ['bytes-1'],
+      );
+      expect(rows.map((r) => JSON.parse(String(r['body'])) as { v: number }).every((b) => b.v === 1)).toBe(
+        true,
+      );
+      for (const row of rows) expect(row['bytes']).toBe(Buffer.byteLength(String(row['body'])));
+      const later = rows[2];
+      expect(Number(later?.['bytes'])).toBeLessThan(JSON.stringify(events('bytes-1', 2, 3)[0]).length / 3);
+    });
+
+    it('refuses a body of an unknown codec version on load, with its code', async () => {
+      const store = await sqlRunStore(database.db, { schema });
+      await store.create(newRun('future-1'));
+      await store.append('future-1', events('future-1', 0, 1));
+      await database.db.query(
+        `UPDATE ${schema}.reins_run_events SET body = '{"v":9,"d":{}}' WHERE run_id = $1`,
+        ['future-1'],
+      );
+      const error = await (
+        await sqlRunStore(database.db, { schema })
+      )
+        .load('future-1')
+        .catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(StoredEventError);
+      expect((error as StoredEventError).code).toBe('CODEC_VERSION');
+    });
+
+    it('records the tables’ version and refuses tables of a newer one', async () => {
+      const { rows } = await database.db.query(
+        `SELECT component, version FROM ${schema}.reins_schema ORDER BY component`,
+      );
+      expect(rows).toEqual([{ component: 'runs', version: 1 }]);
+      const other = await database.fresh();
+      await sqlRunStore(database.db, { schema: other.schema });
+      await database.db.query(`UPDATE ${other.schema}.reins_schema SET version = 2`);
+      await expect(sqlRunStore(database.db, { schema: other.schema })).rejects.toThrow(
+        /version 2; this build knows 1/,
+      );
+    });
+
+    it('refuses a schema or prefix that is not a plain identifier', async () => {
+      await expect(sqlRunStore(database.db, { schema: 'x; DROP TABLE y' })).rejects.toThrow(
+        /plain identifier/,
+      );
+      await expect(sqlRunStore(database.db, { prefix: 'Bad-' })).rejects.toThrow(/plain identifier/);
+    });
+  });
+}
+
+describe('sqlRunStore appends', () => {
+  let database: TestDatabase;
+  let schema: string;
+  beforeAll(async () => {
+    database = await openPglite();
+    schema = (await database.fresh()).schema;
+  }, 30_000);
+  afterAll(async () => {
+    await database.close();
+  });
+
+  /** The database, counting the statements that insert events. */
+  function counting(): { db: PgQueryable; inserts: () => number } {
+    let inserts = 0;
+    return {
+      db: {
+        query: (text, values) => {
+          if (text.includes(`INSERT INTO ${schema}.reins_run_events`)) inserts++;
+          return database.db.query(text, values);
+        },
+      },
+      inserts: () => inserts,
+    };
+  }
+
+  it('of many runs in the same tick go to the database as one statement, each run guarded alone', async () => {
+    const { db, inserts } = counting();
+    const store = await sqlRunStore(db, { schema });
+    const ids = Array.from({ length: 50 }, (_, i) => `tick-${i}`);
+    for (const id of ids) await store.create(newRun(id));
+    await store.append('tick-0', events('tick-0', 0, 1));
+    const before = inserts();
+    // tick-0 gets a retried event (skipped) and a new one; the others their first two.
+    await Promise.all(ids.map((id) => store.append(id, events(id, 0, 2))));
+    expect(inserts() - before).toBe(1);
+    for (const id of ids) expect((await store.load(id))?.events).toEqual(events(id, 0, 2));
+  });
+
+  it('of one run, called without waiting, are written in call order; a bad one fails alone', async () => {
+    const store = await sqlRunStore(database.db, { schema });
+    await store.create(newRun('order-1'));
+    const calls = [
+      store.append('order-1', events('order-1', 0, 2)),
+      store.append('order-1', events('order-1', 3, 4)), // a gap: rejects
+      store.append('order-1', events('order-1', 2, 3)),
+      store.append('order-1', events('order-1', 3, 5)),
+    ];
+    const outcomes = await Promise.allSettled(calls);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(RangeError);
+    expect((await store.load('order-1'))?.events).toEqual(events('order-1', 0, 5));
+  });
+});
