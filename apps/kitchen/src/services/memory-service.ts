@@ -4,7 +4,6 @@ import type { Embedder, MemoryItem, MemoryStore } from 'reins';
 import { z } from 'zod';
 import { notFound } from '../domain/errors.js';
 import { parseInput } from '../domain/validate.js';
-import type { Db } from '../db/db.js';
 import type { ServiceEnv } from './env.js';
 import { requireMember, type KitchenPrincipal } from './principal.js';
 
