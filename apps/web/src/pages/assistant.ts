@@ -90,6 +90,20 @@ export function assistantPage(): HTMLElement {
     input.focus();
   };
 
+  const newConversation = h(
+    'button',
+    {
+      type: 'button',
+      class: 'secondary',
+      'data-testid': 'new-conversation',
+      onclick: () => {
+        forgetConversation();
+        log.replaceChildren();
+        input.focus();
+      },
+    },
+    t().newConversation,
+  );
   const form = h(
     'form',
     {
@@ -105,7 +119,7 @@ export function assistantPage(): HTMLElement {
     },
     h('label', { for: 'ask-input' }, t().askPlaceholder),
     input,
-    h('div', { class: 'row' }, askButton, stopButton),
+    h('div', { class: 'row' }, askButton, stopButton, newConversation),
   );
   // Enter sends, Shift+Enter is a new line.
   input.addEventListener('keydown', (event) => {
@@ -114,25 +128,11 @@ export function assistantPage(): HTMLElement {
       form.requestSubmit();
     }
   });
-  const newConversation = h(
-    'button',
-    {
-      type: 'button',
-      class: 'secondary',
-      'data-testid': 'new-conversation',
-      onclick: () => {
-        forgetConversation();
-        log.replaceChildren();
-        input.focus();
-      },
-    },
-    t().newConversation,
-  );
   void showEarlierTurns(log);
   return h(
     'section',
     { class: 'panel', 'aria-labelledby': 'assistant-title' },
-    h('div', { class: 'row' }, h('h2', { id: 'assistant-title' }, t().assistant), newConversation),
+    h('h2', { id: 'assistant-title' }, t().assistant),
     log,
     form,
   );
