@@ -140,3 +140,42 @@ describe('durable runs over HTTP: a run outlives its server', () => {
     expect(cancelled.body).toMatchObject({ status: 'stopped' });
   });
 });
+
+describe('retention', () => {
+  it('runs that ended more than retentionDays ago are swept at recover (and counted); paused and recent ones stay', async () => {
+    const store = memoryRunStore();
+    const day = 86_400_000;
+    const now = Date.parse('2026-12-01T00:00:00Z');
+    const done = (runId: string, at: number, status: 'success' | 'awaiting_input'): RunEvent => ({
+      type: 'done',
+      status,
+      steps: 1,
+      usage: { inputTokens: 0, outputTokens: 0 },
+      durationMs: 1,
+      runId,
+      seq: 0,
+      at,
+    });
+    for (const [runId, age, status] of [
+      ['old', 31, 'success'],
+      ['recent', 29, 'success'],
+      ['old-but-paused', 40, 'awaiting_input'],
+    ] as const) {
+      await store.create({ runId, ownerId: 'alice', agent: 'gone', request: {}, createdAt: now - age * day });
+      await store.append(runId, [done(runId, now - age * day, status)]);
+    }
+    const started = await start({
+      agents: {},
+      durable: { store, retentionDays: 30 },
+      deps: { now: () => now },
+    });
+    servers.push(started);
+    await started.server.recover();
+    await new Promise((r) => setTimeout(r, 50)); // the sweep runs beside the start
+    expect(await store.load('old')).toBeUndefined();
+    expect(await store.load('recent')).toBeDefined();
+    expect(await store.load('old-but-paused')).toBeDefined();
+    const metrics = await (await fetch(`${started.url}/metrics`)).text();
+    expect(metrics).toMatch(/^reins_runs_swept_total 1$/m);
+  });
+});
