@@ -207,7 +207,10 @@ export const responderNode: PlanNode = {
     }));
     const startedAt = ctx.deps.now();
     const instructions = instructionsWithAnswer(ctx.instructions, ctx.answer);
-    const result = await ctx.callModel(responderMessages(state.query, instructions, results), true);
+    const result = await ctx.callModel(
+      responderMessages(state.query, instructions, results, state.answers),
+      true,
+    );
     const endedAt = ctx.deps.now();
     if (!result.ok) return modelFailed(state, ctx, result.error);
     const parse = parseDecision(result.text);

@@ -95,6 +95,7 @@ export function responderMessages(
   query: string,
   instructions: string | undefined,
   results: readonly { readonly tool: string; readonly stepId: string; readonly body: unknown }[],
+  answers: readonly { readonly question: string; readonly value: string }[] = [],
 ): ChatMessage[] {
   const system = [
     RESPONDER_MARKER,
@@ -107,6 +108,8 @@ export function responderMessages(
   return [
     { role: 'system', content: system },
     { role: 'user', content: query },
+    // What the user clarified belongs to the question the answer is for.
+    ...answers.map((a): ChatMessage => ({ role: 'user', content: `Answer to "${a.question}": ${a.value}` })),
     ...results.map((r): ChatMessage => ({
       role: 'user',
       content: `Observation (tool ${r.tool}, act ${r.stepId}): ${clip(toJson(r.body) ?? 'null', 4_000)}`,

@@ -44,7 +44,8 @@ function decide(request: ModelRequest, today: string): Record<string, unknown> {
   const asked = request.messages[1]?.content ?? '';
   // A follow-up ("那明天呢？") is answered as the question it stands for, from the conversation.
   const resolved = resolveFollowUp(asked, request.messages[0]?.content ?? '');
-  const query = resolved ?? asked;
+  // A question it asked before ("想查什么？") was answered: the answer says what to look up.
+  const query = answeredInstead(resolved ?? asked, request);
   const intent = detectIntent(query);
   const food = intent === 'nutrition' ? foodOf(query) : undefined;
   const seen = readSeen(request.messages);
@@ -97,4 +98,13 @@ function plan(
     thought: `intent ${intent}: ${calls.length} independent step(s)`,
     steps: calls.map((c, i) => ({ id: `s${i + 1}`, action: c.action, input: c.input, dependsOn: [] })),
   };
+}
+
+/** The user's latest answer to the planner's question when the question itself named nothing to do. */
+function answeredInstead(query: string, request: ModelRequest): string {
+  if (detectIntent(query) !== 'help') return query;
+  const answers = request.messages.filter((m) => m.role === 'user' && m.content.startsWith('Answer to "'));
+  const last = answers.at(-1)?.content;
+  const value = last === undefined ? undefined : /^Answer to ".*": ([\s\S]+)$/.exec(last)?.[1]?.trim();
+  return value === undefined || value === '' ? query : value;
 }
