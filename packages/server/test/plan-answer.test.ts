@@ -3,6 +3,7 @@ import { z } from 'zod';
 import {
   codeWhitelist,
   defineTool,
+  memoryRunStore,
   type ClarifyEvent,
   type PlanStepEvent,
   type RunEvent,
@@ -212,5 +213,45 @@ describe('plan agents over HTTP: a question, the answer, the resumed run', () =>
       as('alice'),
     );
     expect(refused.status).toBe(409);
+  });
+});
+
+describe('a plan paused on a question survives its server', () => {
+  it('the next server (same run store) rebuilds it: the frozen plan is answered and runs; the first one never asked the model twice', async () => {
+    const store = memoryRunStore();
+    const first = claimsAgent();
+    running = await start({ agents: { claims: first.agent }, durable: { store } });
+    const { runId, question } = await pausedRun(running.url);
+    await running.close(); // the server goes away; its store stays
+    const second = claimsAgent({ model: scriptModel([final('2 stays synced')]) });
+    running = await start({ agents: { claims: second.agent }, durable: { store } });
+    expect(await running.server.recover()).toMatchObject({ rebuiltPaused: 1 });
+    const answered = await postJson(
+      answerUrl(running.url, runId),
+      { questionId: question.questionId, answer: 'FZXH001' },
+      as('alice'),
+    );
+    expect(answered.status).toBe(200);
+    expect(answered.body.record).toMatchObject({ status: 'success', final_answer: '2 stays synced' });
+    expect(second.queried).toEqual([{ patient_id: 'zhangsan', hospital_code: 'FZXH001' }]);
+    expect(first.queried).toEqual([]);
+    const plans =
+      (await store.load(runId))?.events.filter((e) => e.type === 'step' && e.phase === 'plan') ?? [];
+    expect(plans.map((p) => (p as { reason: string }).reason)).toEqual(['initial', 'clarified']);
+  });
+
+  it('a paused run cancelled after the restart ends cancelled; the tool never runs', async () => {
+    const store = memoryRunStore();
+    const first = claimsAgent();
+    running = await start({ agents: { claims: first.agent }, durable: { store } });
+    const { runId } = await pausedRun(running.url);
+    await running.close();
+    const second = claimsAgent();
+    running = await start({ agents: { claims: second.agent }, durable: { store } });
+    await running.server.recover();
+    const cancelled = await postJson(`${running.url}/v1/runs/${runId}/cancel`, {}, as('alice'));
+    expect(cancelled.body).toMatchObject({ run_id: runId, status: 'cancelled' });
+    expect((await store.load(runId))?.run.status).toBe('cancelled');
+    expect(second.queried).toEqual([]);
   });
 });
