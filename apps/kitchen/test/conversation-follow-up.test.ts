@@ -5,6 +5,8 @@ import { kitchenDemoModel } from '../src/assistant/demo/kitchen-demo-model.js';
 import { connectNutrition, type NutritionConnection } from '../src/server/nutrition-bridge.js';
 import { createKitchenServer } from '../src/server/kitchen-server.js';
 import { describeEachBackend } from './harness.js';
+import { sqlConversationStore } from '@reins/stores';
+import { pgQueryable } from '../src/db/pg-queryable.js';
 import { capturedLogger } from './server-helpers.js';
 
 interface Turn {
@@ -25,7 +27,10 @@ describeEachBackend('the assistant follows up within a conversation (demo model,
   it('"那明天呢？" after "今天晚饭吃什么？" and "它的热量呢？" after a recipe card are answered about the right thing', async () => {
     const h = harness();
     if (nutrition === undefined) throw new Error('no nutrition server');
+    // Turns kept in the app's database, as `npm start` keeps them (PGlite or PostgreSQL).
+    const store = await sqlConversationStore(pgQueryable(h.services.env.db));
     const server = createKitchenServer({
+      conversations: { store },
       services: h.services,
       model: kitchenDemoModel({ now: () => h.clock.now }),
       nutrition: nutrition.lookup,
