@@ -1,9 +1,9 @@
-import type { RunEvent } from '../events.js';
+import type { ResumeOutcome, RunEvent } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import { stopNotice } from './stop-notice.js';
 import type { Model, ModelRequest, ModelResult } from '../model.js';
 import type { RunDeps } from '../util/deps.js';
-import { RUN_OUTCOME_UNKNOWN } from './abort-reasons.js';
+import { RUN_CANCELLED, RUN_OUTCOME_UNKNOWN } from './abort-reasons.js';
 import type { Approvals } from './approvals.js';
 import { EventLog } from './event-log.js';
 import type { ActEnv } from './execute-action.js';
@@ -101,7 +101,13 @@ export function replayInto(
   if (replay === undefined) return parts.model;
   parts.act.replay = replay;
   replay.onUnknown = () => parts.abort.abort(RUN_OUTCOME_UNKNOWN);
-  const outcomeOf = (key: string) => replay.outcome(key);
+  const outcomeOf = (key: string): ResumeOutcome | undefined => {
+    const outcome = replay.outcome(key);
+    // A pause that ended in a cancel ended the run with it: it is cancelled again, so nothing
+    // the history did not do (a model call, a tool) runs after it.
+    if (outcome?.kind === 'cancelled') parts.abort.abort(RUN_CANCELLED);
+    return outcome;
+  };
   parts.approvals?.replaying(outcomeOf);
   parts.clarifications?.replaying(outcomeOf);
   return replayingModel(parts.model, replay);
