@@ -65,9 +65,10 @@ export class EventLog {
     return this.#closed;
   }
 
-  /** Stopped (ended or paused), and readers can see it: every event is published. */
+  /** Stopped (ended or paused) where the run is now, and readers can see it: every event is published. */
   get stoppedVisibly(): boolean {
-    return this.#closed && this.#published.length === this.#events.length;
+    // Replaying, a recorded pause is passed through (the history goes on past it).
+    return this.#closed && this.#replay === undefined && this.#published.length === this.#events.length;
   }
 
   /**
@@ -84,7 +85,9 @@ export class EventLog {
       if (recorded !== undefined) {
         this.#note(recorded);
         this.#waiters.drain();
-        if (recorded.type === 'done') this.#stopWaiters?.drain();
+        // A recorded pause that the history goes on past is not where the run stops now: only
+        // a `done` that uses the history up is a stop readers are woken for.
+        if (recorded.type === 'done' && this.#replay === undefined) this.#stopWaiters?.drain();
         return recorded;
       }
     }

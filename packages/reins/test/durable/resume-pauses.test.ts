@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { runAgent, runPlanAgent, type ApprovalEvent, type ClarifyEvent, type RunEvent } from 'reins';
+import {
+  runAgent,
+  runPlanAgent,
+  type ApprovalEvent,
+  type ClarifyEvent,
+  type RunEvent,
+  type RunRecord,
+} from 'reins';
 import { scriptModel } from 'reins/testing';
 import { claimsTools, hospitalCodes, plan, step } from '../plan/plan-tools.js';
 import { act, countingTools, final, recordingSink, stepModel } from './fixtures.js';
@@ -245,5 +252,69 @@ describe('a plan run rebuilt at any crash point', () => {
       expect(counted.total('lookup'), `cut ${cut}`).toBe(2 - lookupsDone);
       expect(rebuilt.events.map((e) => e.seq)).toEqual(rebuilt.events.map((_, i) => i));
     }
+  });
+});
+
+/** `promise`, or `'hung'` after `ms`. */
+const within = <T>(promise: Promise<T>, ms = 1_000): Promise<T | 'hung'> =>
+  Promise.race([promise, new Promise<'hung'>((r) => setTimeout(() => r('hung'), ms))]);
+
+const needingApproval = (tools: ReturnType<typeof countingTools>['tools']) =>
+  tools.map((t) => (t.name === 'place_order' ? { ...t, needsApproval: true } : t));
+
+describe('the result of a rebuilt run', () => {
+  it('result of a run rebuilt past an answered pause is the record of its next pause (it does not wait for the end)', async () => {
+    const first = countingTools();
+    const { sink, stored } = recordingSink();
+    const script = [
+      act('place_order', { item: 'milk' }),
+      act('place_order', { item: 'eggs' }),
+      final('ordered milk and eggs'),
+    ];
+    const run = runAgent({
+      query: 'order milk and eggs',
+      model: stepModel(script),
+      tools: needingApproval(first.tools),
+      principal: owner,
+      runId: 'r-twice',
+      durable: { sink },
+    });
+    expect((await run.result).status).toBe('awaiting_approval');
+    const approval = run.pendingApproval;
+    run.approve({
+      by: owner,
+      actId: approval?.actId ?? '',
+      inputHash: approval?.inputHash ?? '',
+      approve: true,
+    });
+    expect((await run.result).status).toBe('awaiting_approval'); // the second pause
+    expect(await run.persisted()).toBe(true);
+    // Crash after the first order was observed, before the second model step was stored.
+    const observed = stored.findIndex((e) => e.type === 'step' && e.phase === 'observe');
+    const history: RunEvent[] = structuredClone(stored.slice(0, observed + 1));
+    const again = countingTools();
+    const rebuilt = runAgent({
+      query: 'order milk and eggs',
+      model: stepModel(script),
+      tools: needingApproval(again.tools),
+      principal: owner,
+      runId: 'r-twice',
+      durable: recordingSink(),
+      history,
+    });
+    const record = await within(rebuilt.result);
+    expect(record).not.toBe('hung');
+    expect((record as RunRecord).status).toBe('awaiting_approval');
+    expect(rebuilt.pendingApproval?.input).toEqual({ item: 'eggs' });
+    expect(again.total('place_order')).toBe(0);
+    const second = rebuilt.pendingApproval;
+    rebuilt.approve({
+      by: owner,
+      actId: second?.actId ?? '',
+      inputHash: second?.inputHash ?? '',
+      approve: true,
+    });
+    expect((await within(rebuilt.result)) as RunRecord).toMatchObject({ status: 'success' });
+    expect(rebuilt.events.filter((e): e is ApprovalEvent => e.type === 'approval')).toHaveLength(2);
   });
 });
