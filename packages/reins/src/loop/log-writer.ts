@@ -61,8 +61,11 @@ export class LogWriter {
    */
   persisted(upTo: number): Promise<boolean> {
     if (this.#storedUpTo >= upTo) return Promise.resolve(true);
-    if (this.#failingSince !== undefined && this.#options.now() - this.#failingSince >= this.releaseAfterMs)
+    if (this.#failingSince !== undefined && this.#options.now() - this.#failingSince >= this.releaseAfterMs) {
+      // Released: what the caller asks about is shown now, not at the next failed retry.
+      this.#release(upTo);
       return Promise.resolve(false);
+    }
     return new Promise((resolve) => this.#waiters.push({ upTo, resolve }));
   }
 

@@ -82,4 +82,21 @@ describe('a durable run: stored before anyone sees it', () => {
     expect(await run.persisted()).toBe(false);
     run.cancel();
   });
+  it('result, once the store has failed past releaseAfterMs, is the record of the whole log (its end shown unstored)', async () => {
+    const sink = async (): Promise<void> => {
+      throw new Error('down for good');
+    };
+    // The answer comes while the writer waits to retry: the end is appended after the release.
+    const run = runAgent({
+      query: 'q',
+      model: stepModel([final('x')], 150),
+      tools: [],
+      durable: { sink, releaseAfterMs: 100 },
+    });
+    const record = await run.result;
+    expect(record.status).toBe('success');
+    expect(record.final_answer).toBe('x');
+    expect(run.events.at(-1)?.type).toBe('done');
+    expect(await run.persisted()).toBe(false);
+  });
 });
