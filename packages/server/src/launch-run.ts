@@ -53,7 +53,10 @@ export function launchRun(
     const started = history?.[0]?.at ?? s.deps.now();
     const turn = { runId, query: request.query, at: started };
     void entry.ended.then((record) =>
-      conversations.end(request.principal.id, conversationId, turn, record, definition.turnAbout),
+      // A turn of a deleted conversation (cancelled by the delete) does not bring it back.
+      entry.forgotten
+        ? undefined
+        : conversations.end(request.principal.id, conversationId, turn, record, definition.turnAbout),
     );
   }
   void watchRun(entry, request.principal.id, s.watch, history?.length ?? 0);

@@ -22,6 +22,8 @@ export interface RunEntry {
   /** Clients following the run (SSE streams, JSON requests waiting for the result). */
   clients: number;
   graceTimer: ReturnType<typeof setTimeout> | undefined;
+  /** Dropped by `forget` (its conversation was deleted): nothing is to be written for it any more. */
+  forgotten: boolean;
 }
 
 export interface RunRegistryOptions {
@@ -84,6 +86,7 @@ export class RunRegistry {
       finishedAt: undefined,
       clients: 0,
       graceTimer: undefined,
+      forgotten: false,
     };
     this.#runs.set(runId, entry);
     return entry;
@@ -96,14 +99,19 @@ export class RunRegistry {
     return entry?.ownerId === ownerId ? entry : undefined;
   }
 
-  /** Drops the owner's run from memory (its conversation was forgotten); a run still going is cancelled first. */
-  forget(runId: string, ownerId: string): void {
+  /**
+   * Drops the owner's run from memory (its conversation was forgotten); a run still going is
+   * cancelled first. Returns the dropped entry (its `ended` settles once the cancel has ended it).
+   */
+  forget(runId: string, ownerId: string): RunEntry | undefined {
     const entry = this.#runs.get(runId);
-    if (entry?.ownerId !== ownerId) return;
+    if (entry?.ownerId !== ownerId) return undefined;
+    entry.forgotten = true;
     if (entry.record === undefined) entry.cancel();
     clearTimeout(entry.graceTimer);
     this.#runs.delete(runId);
     this.#finished.delete(runId);
+    return entry;
   }
 
   /** The owner's runs that have not ended: running or paused. */

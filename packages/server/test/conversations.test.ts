@@ -154,4 +154,34 @@ describe('conversations: a follow-up sees the earlier turns', () => {
     expect(last).toContain('"user":"question 4"');
     expect(last).not.toContain('"user":"question 1"');
   });
+  it('DELETE while a turn is still running cancels it and leaves nothing behind: no conversation comes back, no write to the deleted run', async () => {
+    const store = memoryRunStore();
+    const stuck: Model = { name: 'stuck', call: () => new Promise(() => undefined) };
+    running = await start({
+      agents: { chef: { model: stuck, tools: [] } },
+      durable: { store },
+      limits: { disconnectGraceMs: 60_000 },
+    });
+    const { url, server } = running;
+    const client = await openSse(`${url}/v1/runs`, {
+      body: { agent: 'chef', input: 'hi', conversationId: 'busy-chat' },
+      headers: as('alice'),
+    });
+    await client.waitFor((f) => f.event === 'start');
+    const runId = (client.events[0] as RunEvent).runId;
+    const del = await fetch(`${url}/v1/conversations/busy-chat`, { method: 'DELETE', headers: as('alice') });
+    expect(del.status).toBe(200);
+    await client.ended;
+    await new Promise((r) => setTimeout(r, 300));
+    // The cancelled turn's end does not bring the conversation back.
+    expect((await fetch(`${url}/v1/conversations/busy-chat`, { headers: as('alice') })).status).toBe(404);
+    const mine = (await (await fetch(`${url}/v1/conversations`, { headers: as('alice') })).json()) as {
+      conversations: unknown[];
+    };
+    expect(mine.conversations).toEqual([]);
+    // Its last events were not written to a run that no longer exists (and retried forever).
+    expect(await store.load(runId)).toBeUndefined();
+    const failures = await server.metrics.runStoreFailures.get();
+    expect(failures.values.reduce((n, v) => n + v.value, 0)).toBe(0);
+  });
 });

@@ -2,6 +2,7 @@ import { Hono } from 'hono';
 import { ApiError, notFound } from '../http-error.js';
 import type { AppEnv, ServerState } from '../server-state.js';
 import { readConversationId } from '../conversations.js';
+import { settled } from './run-responses.js';
 
 /**
  * `/v1/conversations`: the caller's own conversations, newest first (`?limit`, default 20, at
@@ -33,8 +34,12 @@ export function conversationRoutes(s: ServerState): Hono<AppEnv> {
     const id = readConversationId(c.req.param('id')) as string;
     const store = conversations().store;
     const found = await store.get(id, ownerId, s.deps.now());
-    if (found === undefined || !(await store.delete(id, ownerId))) throw notFound('conversation');
-    for (const turn of found.turns) s.registry.forget(turn.runId, ownerId);
+    if (found === undefined) throw notFound('conversation');
+    // Its runs still going are cancelled first, and their last events stored, before their
+    // rows go (a run writing to a deleted row would retry for ever).
+    const dropped = found.turns.flatMap((turn) => s.registry.forget(turn.runId, ownerId) ?? []);
+    await Promise.all(dropped.map((entry) => settled(entry, s.limits.stopWaitMs)));
+    if (!(await store.delete(id, ownerId))) throw notFound('conversation');
     const runs = (await s.durable?.store.deleteConversation(id, ownerId)) ?? 0;
     return c.json({ deleted: true, conversationId: id, turns: found.turns.length, runs });
   });
