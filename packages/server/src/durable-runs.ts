@@ -27,6 +27,12 @@ export interface RecoveryReport {
 
 const DAY_MS = 86_400_000;
 
+/** A run read back from the store, and what was done with it. */
+interface Loaded {
+  readonly entry: RunEntry;
+  readonly how: 'held' | 'ended' | 'resumed' | 'rebuilt_paused' | 'interrupted' | 'failed';
+}
+
 /**
  * The server's durable runs: each run is created in the store before it starts and its events
  * are stored before any client sees them; a run this process does not hold is read back from
@@ -38,7 +44,8 @@ export class DurableRuns {
   readonly #options: DurableRunsOptions;
   readonly #logger: Logger;
   readonly #metrics: ServerMetrics;
-  readonly #loading = new Map<string, Promise<RunEntry | undefined>>();
+  readonly #loading = new Map<string, Promise<Loaded | undefined>>();
+  #recovering: Promise<RecoveryReport> | undefined;
   #closed = false;
 
   constructor(options: DurableRunsOptions, logger: Logger, metrics: ServerMetrics) {
@@ -81,19 +88,24 @@ export class DurableRuns {
   find(s: ServerState, runId: string, ownerId: string): Promise<RunEntry | undefined> {
     const held = s.registry.get(runId, ownerId);
     if (held !== undefined) return Promise.resolve(held);
-    let loading = this.#loading.get(runId);
-    if (loading === undefined) {
-      loading = this.#load(s, runId).finally(() => this.#loading.delete(runId));
-      this.#loading.set(runId, loading);
-    }
-    return loading.then((entry) => (entry?.ownerId === ownerId ? entry : undefined));
+    return this.#loadOnce(s, runId).then((found) =>
+      found?.entry.ownerId === ownerId ? found.entry : undefined,
+    );
   }
 
   /**
    * After a restart: every run the store has running is resumed (or, with `resume: false`,
-   * ended `interrupted`), every paused one rebuilt to wait for its answer.
+   * ended `interrupted`), every paused one rebuilt to wait for its answer. Runs once: a second
+   * call gets the first one's report.
    */
-  async recover(s: ServerState): Promise<RecoveryReport> {
+  recover(s: ServerState): Promise<RecoveryReport> {
+    return (this.#recovering ??= this.#recover(s).catch((error: unknown) => {
+      this.#recovering = undefined; // the store failed: a later call may try again
+      throw error;
+    }));
+  }
+
+  async #recover(s: ServerState): Promise<RecoveryReport> {
     let resumed = 0;
     let rebuiltPaused = 0;
     let interrupted = 0;
@@ -101,25 +113,15 @@ export class DurableRuns {
     for (const run of await this.#store.unfinished()) {
       if (s.registry.get(run.runId, run.ownerId) !== undefined) continue;
       try {
-        const loaded = await this.#store.load(run.runId);
-        if (loaded === undefined) continue;
-        if (!isPausedStatus(loaded.run.status) && this.#options.resume === false) {
-          await this.#interrupt(loaded);
-          interrupted++;
-          this.#metrics.runsRecovered.inc({ how: 'interrupted' });
-          continue;
-        }
-        const entry = await this.#rebuild(s, loaded);
-        if (entry === undefined) {
-          failed++;
-          this.#metrics.runsRecovered.inc({ how: 'failed' });
-        } else if (isPausedStatus(loaded.run.status)) {
-          rebuiltPaused++;
-          this.#metrics.runsRecovered.inc({ how: 'rebuilt_paused' });
-        } else {
-          resumed++;
-          this.#metrics.runsRecovered.inc({ how: 'resumed' });
-        }
+        // Shared with a request for the same run meanwhile: it is rebuilt once.
+        const found = await this.#loadOnce(s, run.runId);
+        const how = found?.how;
+        if (how === undefined || how === 'held' || how === 'ended') continue;
+        if (how === 'interrupted') interrupted++;
+        else if (how === 'failed') failed++;
+        else if (how === 'rebuilt_paused') rebuiltPaused++;
+        else resumed++;
+        this.#metrics.runsRecovered.inc({ how });
       } catch (error) {
         failed++;
         this.#metrics.runsRecovered.inc({ how: 'failed' });
@@ -145,18 +147,54 @@ export class DurableRuns {
     this.#closed = true;
   }
 
-  async #load(s: ServerState, runId: string): Promise<RunEntry | undefined> {
+  /** `#load`, one at a time per run: concurrent callers share it (a run is never rebuilt twice). */
+  #loadOnce(s: ServerState, runId: string): Promise<Loaded | undefined> {
+    let loading = this.#loading.get(runId);
+    if (loading === undefined) {
+      loading = this.#load(s, runId).finally(() => this.#loading.delete(runId));
+      this.#loading.set(runId, loading);
+    }
+    return loading;
+  }
+
+  /**
+   * A run this process does not hold, from the store: replayed if it ended; rebuilt live if
+   * paused or running (with `resume: false` a running one is ended `interrupted`, as at start).
+   */
+  async #load(s: ServerState, runId: string): Promise<Loaded | undefined> {
     const loaded = await this.#store.load(runId);
     if (loaded === undefined) return undefined;
     const { run, events } = loaded;
     const held = s.registry.get(runId, run.ownerId);
-    if (held !== undefined) return held;
-    if (run.status === 'running' || isPausedStatus(run.status)) return this.#rebuild(s, loaded);
-    return s.registry.add(runId, run.ownerId, run.agent, new StoredRun(runId, events), () => undefined);
+    if (held !== undefined) return { entry: held, how: 'held' };
+    const paused = isPausedStatus(run.status);
+    if (run.status === 'running' && this.#options.resume === false) {
+      const ended = await this.#interrupt(loaded);
+      const entry = s.registry.add(
+        runId,
+        run.ownerId,
+        run.agent,
+        new StoredRun(runId, ended),
+        () => undefined,
+      );
+      return { entry, how: 'interrupted' };
+    }
+    if (run.status === 'running' || paused) {
+      const rebuilt = await this.#rebuild(s, loaded);
+      return { ...rebuilt, how: rebuilt.how ?? (paused ? 'rebuilt_paused' : 'resumed') };
+    }
+    const entry = s.registry.add(
+      runId,
+      run.ownerId,
+      run.agent,
+      new StoredRun(runId, events),
+      () => undefined,
+    );
+    return { entry, how: 'ended' };
   }
 
   /** Rebuilds a paused or interrupted run from its log; a run that cannot be rebuilt is ended `interrupted`. */
-  async #rebuild(s: ServerState, loaded: LoadedRun): Promise<RunEntry | undefined> {
+  async #rebuild(s: ServerState, loaded: LoadedRun): Promise<{ entry: RunEntry; how?: 'failed' }> {
     const { run, events } = loaded;
     const request = readRequestRecord(run.agent, run.request);
     const definition = s.agents.get(run.agent);
@@ -166,20 +204,21 @@ export class DurableRuns {
         'run cannot be rebuilt (agent gone or request unreadable): ended interrupted',
       );
       const ended = await this.#interrupt(loaded);
-      return s.registry.add(
+      const entry = s.registry.add(
         run.runId,
         run.ownerId,
         run.agent,
         new StoredRun(run.runId, ended),
         () => undefined,
       );
+      return { entry, how: 'failed' };
     }
     const resolved = typeof definition === 'function' ? await definition(request.principal) : definition;
     this.#logger.info(
       { runId: run.runId, status: run.status, events: events.length },
       'run rebuilt from its log',
     );
-    return launchRun(s, resolved, request, run.runId, events);
+    return { entry: launchRun(s, resolved, request, run.runId, events) };
   }
 
   async #interrupt(loaded: LoadedRun): Promise<LoadedRun['events']> {

@@ -141,6 +141,76 @@ describe('durable runs over HTTP: a run outlives its server', () => {
   });
 });
 
+describe('a run found running after a restart is rebuilt once', () => {
+  /** A run left running in `store` by a server that went away during its model call. */
+  async function leftRunning(store: RunStore): Promise<string> {
+    const first = await boot(store, stuckModel, []);
+    const client = await openSse(`${first.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'hello' },
+      headers: as('alice'),
+    });
+    await client.waitFor((f) => f.event === 'start');
+    const runId = (client.events[0] as RunEvent).runId;
+    await first.close();
+    client.destroy();
+    return runId;
+  }
+
+  /** A model that counts its calls and answers after a moment. */
+  function countingModel() {
+    const calls: number[] = [];
+    const model: Model = {
+      name: 'counting',
+      call: async (request) => {
+        calls.push(request.step);
+        await new Promise((r) => setTimeout(r, 20));
+        return { ok: true, text: final('hello to you'), usage: { inputTokens: 1, outputTokens: 1 } };
+      },
+    };
+    return { model, calls };
+  }
+
+  it('recover() called twice at once, and a request for the run meanwhile, rebuild it once', async () => {
+    const store = memoryRunStore();
+    const runId = await leftRunning(store);
+    const { model, calls } = countingModel();
+    const second = await start({ agents: { shop: { model, tools: [] } }, durable: { store } });
+    servers.push(second);
+    const [a, b, read] = await Promise.all([
+      second.server.recover(),
+      second.server.recover(),
+      fetch(`${second.url}/v1/runs/${runId}`, { headers: as('alice') }),
+    ]);
+    expect(read.status).toBe(200);
+    await second.server.runs.get(runId, 'alice')?.ended;
+    await new Promise((r) => setTimeout(r, 50));
+    expect(calls).toEqual([1]); // one rebuilt run asked the model, not two
+    const stored = await store.load(runId);
+    expect(shape(stored?.events ?? [])).toEqual(['start', 'step:reason', 'message', 'done']);
+    expect(b).toBe(a); // the second call waited for the first recovery
+    expect(a?.resumed ?? 0).toBeLessThanOrEqual(1);
+  });
+
+  it('with resuming off, a request that comes before recover() does not resume the run', async () => {
+    const store = memoryRunStore();
+    const runId = await leftRunning(store);
+    const { model, calls } = countingModel();
+    const second = await start({ agents: { shop: { model, tools: [] } }, durable: { store, resume: false } });
+    servers.push(second);
+    const read = (await (
+      await fetch(`${second.url}/v1/runs/${runId}`, { headers: as('alice') })
+    ).json()) as Record<string, unknown>;
+    expect(read).toMatchObject({ status: 'stopped', stop_reason: 'interrupted' });
+    expect(calls).toEqual([]);
+    expect(await second.server.recover()).toEqual({
+      resumed: 0,
+      rebuiltPaused: 0,
+      interrupted: 0,
+      failed: 0,
+    });
+  });
+});
+
 describe('retention', () => {
   it('runs that ended more than retentionDays ago are swept at recover (and counted); paused and recent ones stay', async () => {
     const store = memoryRunStore();
