@@ -36,8 +36,8 @@ export interface ReinsServer {
   recover(): Promise<RecoveryReport | undefined>;
   /**
    * Closes the Redis client it created (not one it was given). Without a run store, cancels
-   * unfinished runs (paused ones too); with one, stops storing and leaves them as their stored
-   * logs say, to be resumed or answered after the next start.
+   * unfinished runs (paused ones too); with one, stops storing and stops them where their
+   * stored logs say (nothing runs unrecorded), to be resumed or answered after the next start.
    */
   close(): Promise<void>;
 }
@@ -210,7 +210,10 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     close: async () => {
       clearInterval(sweeper);
       if (durable === undefined) registry.cancelAll();
-      else durable.close();
+      else {
+        durable.close(); // first: the runs' cancellations are not stored
+        registry.abandonAll();
+      }
       if (ownRedis !== undefined) ownRedis.disconnect();
     },
   };

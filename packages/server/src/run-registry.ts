@@ -154,6 +154,19 @@ export class RunRegistry {
     for (const entry of this.#runs.values()) if (entry.record === undefined) entry.cancel();
   }
 
+  /**
+   * Shutdown of a server whose runs are stored: every run that has not ended stops doing
+   * anything, and nothing more is written for it (`forgotten`): its stored log stays where it
+   * was, to be resumed or answered after the next start.
+   */
+  abandonAll(): void {
+    for (const entry of this.#runs.values()) {
+      if (entry.record !== undefined) continue;
+      entry.forgotten = true;
+      entry.cancel();
+    }
+  }
+
   #finish(entry: RunEntry, record: RunRecord): RunRecord {
     entry.record = record;
     entry.finishedAt = this.#now();

@@ -211,6 +211,53 @@ describe('a run found running after a restart is rebuilt once', () => {
   });
 });
 
+describe('close() of a server with a run store', () => {
+  it('stops its runs where their stored logs are: nothing runs unrecorded after close, the next server does it once', async () => {
+    const store = memoryRunStore();
+    const placed: string[] = [];
+    const script = [act('place_order', { item: 'milk' }), final('ordered milk')];
+    // Answers by step after a moment: the server closes during the first model call.
+    const slow: Model = {
+      name: 'slow',
+      call: async (request) => {
+        await new Promise((r) => setTimeout(r, 100));
+        return {
+          ok: true,
+          text: script[request.step - 1] ?? final('?'),
+          usage: { inputTokens: 1, outputTokens: 1 },
+        };
+      },
+    };
+    const tools = (p: string[]) => [{ ...orderTool(p), needsApproval: false }];
+    const first = await start({
+      agents: { shop: { model: slow, tools: tools(placed) } },
+      durable: { store },
+    });
+    servers.push(first);
+    const client = await openSse(`${first.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'order milk' },
+      headers: as('alice'),
+    });
+    await client.waitFor((f) => f.event === 'start');
+    const runId = (client.events[0] as RunEvent).runId;
+    await first.server.close();
+    await new Promise((r) => setTimeout(r, 400));
+    // Whatever the closed server's run did was not stored: it must not have done anything.
+    expect(placed).toEqual([]);
+    client.destroy();
+
+    const second = await start({
+      agents: { shop: { model: slow, tools: tools(placed) } },
+      durable: { store },
+    });
+    servers.push(second);
+    expect(await second.server.recover()).toMatchObject({ resumed: 1 });
+    const record = await second.server.runs.get(runId, 'alice')?.ended;
+    expect(record).toMatchObject({ status: 'success' });
+    expect(placed).toEqual(['milk']); // ordered once across both servers
+  });
+});
+
 describe('retention', () => {
   it('runs that ended more than retentionDays ago are swept at recover (and counted); paused and recent ones stay', async () => {
     const store = memoryRunStore();
