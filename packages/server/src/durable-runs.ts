@@ -218,7 +218,11 @@ export class DurableRuns {
       { runId: run.runId, status: run.status, events: events.length },
       'run rebuilt from its log',
     );
-    return { entry: launchRun(s, resolved, request, run.runId, events) };
+    const entry = launchRun(s, resolved, request, run.runId, events);
+    // A paused run can be answered once its replay has reached the pause (a moment): whoever
+    // asked for it (a request answering it, `recover()`) waits for that, at most `stopWaitMs`.
+    if (isPausedStatus(run.status)) await within(entry.run.result, s.limits.stopWaitMs);
+    return { entry };
   }
 
   async #interrupt(loaded: LoadedRun): Promise<LoadedRun['events']> {
@@ -228,4 +232,11 @@ export class DurableRuns {
     await this.#store.append(loaded.run.runId, ending);
     return [...loaded.events, ...ending];
   }
+}
+
+/** Settles when `promise` does, or after `ms`, whichever comes first. */
+function within(promise: Promise<unknown>, ms: number): Promise<unknown> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise((resolve) => (timer = setTimeout(resolve, ms)));
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }

@@ -211,6 +211,38 @@ describe('a run found running after a restart is rebuilt once', () => {
   });
 });
 
+describe('a paused run read back on demand', () => {
+  it('is answerable by the first request that finds it (no recover() yet): the rebuild has reached its pause', async () => {
+    const store = memoryRunStore();
+    const placed: string[] = [];
+    const script = [act('place_order', { item: 'milk' }), final('ordered milk')];
+    const first = await boot(store, scriptModel(script), placed);
+    const started = await postJson(
+      `${first.url}/v1/runs`,
+      { agent: 'shop', input: 'order milk' },
+      as('alice'),
+    );
+    const runId = (started.body.record as { run_id: string }).run_id;
+    const events = started.body.events as RunEvent[];
+    const approval = events.find((e): e is ApprovalEvent => e.type === 'approval') as ApprovalEvent;
+    await first.close();
+
+    const second = await start({
+      agents: { shop: { model: scriptModel(script.slice(1)), tools: [orderTool(placed)] } },
+      durable: { store },
+    });
+    servers.push(second);
+    const approved = await postJson(
+      `${second.url}/v1/runs/${runId}/approve`,
+      { actId: approval.actId, inputHash: approval.inputHash, approve: true },
+      as('alice'),
+    );
+    expect(approved.status, JSON.stringify(approved.body)).toBe(200);
+    expect(approved.body.record).toMatchObject({ status: 'success' });
+    expect(placed).toEqual(['milk']);
+  });
+});
+
 describe('close() of a server with a run store', () => {
   it('stops its runs where their stored logs are: nothing runs unrecorded after close, the next server does it once', async () => {
     const store = memoryRunStore();
