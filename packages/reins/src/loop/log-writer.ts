@@ -88,7 +88,11 @@ export class LogWriter {
       } catch (error) {
         this.#lastError = error;
         this.#failingSince ??= this.#options.now();
-        this.#options.onError?.(error);
+        try {
+          this.#options.onError?.(error);
+        } catch {
+          // A failing listener must not stop the writer: the run would never be shown again.
+        }
         if (this.#options.now() - this.#failingSince >= this.releaseAfterMs) this.#release(upTo);
         await new Promise<void>((resolve) => this.#options.setTimer(resolve, backoff));
         backoff = Math.min(backoff * 2, 2_000);

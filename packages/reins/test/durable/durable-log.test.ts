@@ -99,4 +99,26 @@ describe('a durable run: stored before anyone sees it', () => {
     expect(run.events.at(-1)?.type).toBe('done');
     expect(await run.persisted()).toBe(false);
   });
+  it('an onError that throws does not stop the writer (the run is still stored and its result settles)', async () => {
+    let failures = 0;
+    const stored: RunEvent[] = [];
+    const sink = async (events: readonly RunEvent[]): Promise<void> => {
+      if (failures++ < 1) throw new Error('blip');
+      stored.push(...events.filter((e) => e.seq >= stored.length));
+    };
+    const run = runAgent({
+      query: 'q',
+      model: stepModel([final('fine')]),
+      tools: [],
+      durable: {
+        sink,
+        onError: () => {
+          throw new Error('a logger that breaks');
+        },
+      },
+    });
+    const record = await Promise.race([run.result, new Promise((r) => setTimeout(() => r('hung'), 2_000))]);
+    expect(record).toMatchObject({ status: 'success' });
+    expect(stored.at(-1)?.type).toBe('done');
+  });
 });
