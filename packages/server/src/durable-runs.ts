@@ -169,15 +169,7 @@ export class DurableRuns {
     if (held !== undefined) return { entry: held, how: 'held' };
     const paused = isPausedStatus(run.status);
     if (run.status === 'running' && this.#options.resume === false) {
-      const ended = await this.#interrupt(loaded);
-      const entry = s.registry.add(
-        runId,
-        run.ownerId,
-        run.agent,
-        new StoredRun(runId, ended),
-        () => undefined,
-      );
-      return { entry, how: 'interrupted' };
+      return { entry: await this.#endInterrupted(s, loaded), how: 'interrupted' };
     }
     if (run.status === 'running' || paused) {
       const rebuilt = await this.#rebuild(s, loaded);
@@ -203,15 +195,7 @@ export class DurableRuns {
         { runId: run.runId, agent: run.agent },
         'run cannot be rebuilt (agent gone or request unreadable): ended interrupted',
       );
-      const ended = await this.#interrupt(loaded);
-      const entry = s.registry.add(
-        run.runId,
-        run.ownerId,
-        run.agent,
-        new StoredRun(run.runId, ended),
-        () => undefined,
-      );
-      return { entry, how: 'failed' };
+      return { entry: await this.#endInterrupted(s, loaded), how: 'failed' };
     }
     const resolved = typeof definition === 'function' ? await definition(request.principal) : definition;
     this.#logger.info(
@@ -223,6 +207,22 @@ export class DurableRuns {
     // asked for it (a request answering it, `recover()`) waits for that, at most `stopWaitMs`.
     if (isPausedStatus(run.status)) await within(entry.run.result, s.limits.stopWaitMs);
     return { entry };
+  }
+
+  /** Ends the run `interrupted` in the store, holds it as ended, and ends its conversation turn so. */
+  async #endInterrupted(s: ServerState, loaded: LoadedRun): Promise<RunEntry> {
+    const { run } = loaded;
+    const ended = await this.#interrupt(loaded);
+    const stored = new StoredRun(run.runId, ended);
+    const entry = s.registry.add(run.runId, run.ownerId, run.agent, stored, () => undefined);
+    const start = ended[0];
+    if (run.conversationId !== undefined && s.conversations !== undefined && start?.type === 'start') {
+      const definition = s.agents.get(run.agent);
+      const about = typeof definition === 'object' ? definition.turnAbout : undefined;
+      const turn = { runId: run.runId, query: start.query, at: start.at };
+      await s.conversations.end(run.ownerId, run.conversationId, turn, await stored.result, about);
+    }
+    return entry;
   }
 
   async #interrupt(loaded: LoadedRun): Promise<LoadedRun['events']> {

@@ -2,6 +2,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   defineTool,
+  memoryConversationStore,
   memoryRunStore,
   type ApprovalEvent,
   type Model,
@@ -208,6 +209,39 @@ describe('a run found running after a restart is rebuilt once', () => {
       interrupted: 0,
       failed: 0,
     });
+  });
+});
+
+describe('the conversation turn of a run ended interrupted after a restart', () => {
+  it('says how the run ended, not running', async () => {
+    const store = memoryRunStore();
+    const conversations = { store: memoryConversationStore() };
+    const first = await start({
+      agents: { shop: { model: stuckModel, tools: [] } },
+      durable: { store },
+      conversations,
+    });
+    servers.push(first);
+    const client = await openSse(`${first.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'hello', conversationId: 'chat-1' },
+      headers: as('alice'),
+    });
+    await client.waitFor((f) => f.event === 'start');
+    await first.close();
+    client.destroy();
+
+    const second = await start({
+      agents: { shop: { model: stuckModel, tools: [] } },
+      durable: { store, resume: false },
+      conversations,
+    });
+    servers.push(second);
+    expect(await second.server.recover()).toMatchObject({ interrupted: 1 });
+    await new Promise((r) => setTimeout(r, 20));
+    const chat = (await (
+      await fetch(`${second.url}/v1/conversations/chat-1`, { headers: as('alice') })
+    ).json()) as { turns: { status: string }[] };
+    expect(chat.turns.map((t) => t.status)).toEqual(['stopped']);
   });
 });
 
