@@ -38,7 +38,10 @@ export class RunReplay {
   readonly #observations = new Map<string, Observation>();
   readonly #acts = new Set<string>();
   readonly #approvalAsked = new Set<string>();
-  readonly #outcomes = new Map<string, ResumeOutcome>();
+  /** Acts approved at least once in the history (they may have started). */
+  readonly #approved = new Set<string>();
+  /** How each pause of an act (or question) was settled, in order: a fallback's approval shares its primary's act id. */
+  readonly #outcomes = new Map<string, ResumeOutcome[]>();
   /** Called once, when the history is used up or the run appends its first new event. */
   onFinished: () => void = () => undefined;
   #finished = false;
@@ -103,13 +106,16 @@ export class RunReplay {
     if (observation !== undefined) return { kind: 'observed', observation };
     if (!this.#acts.has(actId)) return undefined;
     // Asked for approval and not approved in the history: it cannot have started before.
-    if (this.#approvalAsked.has(actId) && this.#outcomes.get(actId)?.kind !== 'approved') return undefined;
+    if (this.#approvalAsked.has(actId) && !this.#approved.has(actId)) return undefined;
     return tool.readOnly || tool.idempotent === true ? undefined : { kind: 'unknown' };
   }
 
-  /** How the approval of act `actId` or the question `questionId` was settled in the history. */
+  /**
+   * How the next pause of act `actId` (its approval, then its fallback's) or the question
+   * `questionId` was settled in the history; each recorded outcome is handed out once.
+   */
   outcome(key: string): ResumeOutcome | undefined {
-    return this.#outcomes.get(key);
+    return this.#outcomes.get(key)?.shift();
   }
 
   #collect(event: RunEvent): void {
@@ -138,7 +144,11 @@ export class RunReplay {
         return;
       case 'resume': {
         const key = event.actId ?? event.questionId;
-        if (key !== undefined) this.#outcomes.set(key, event.outcome);
+        if (key === undefined) return;
+        const outcomes = this.#outcomes.get(key);
+        if (outcomes === undefined) this.#outcomes.set(key, [event.outcome]);
+        else outcomes.push(event.outcome);
+        if (event.actId !== undefined && event.outcome.kind === 'approved') this.#approved.add(event.actId);
         return;
       }
       default:
@@ -155,7 +165,8 @@ function isLiveOnly(event: { readonly type: string; readonly phase?: string }): 
 /**
  * An event's identity within its run, the same for the recorded event and for the draft the
  * replayed run makes again: steps by index, acts by their place in the step (or plan step id),
- * observations and approvals by act id, everything else by its order among its kind.
+ * observations by act id, approvals and resumes by their order per act id, a `done` by its
+ * order among those of its status, everything else by its order among its kind.
  */
 function keyOf(event: EventDraft | RunEvent, ordinals: Map<string, number>): string {
   const next = (kind: string): string => {
@@ -179,10 +190,14 @@ function keyOf(event: EventDraft | RunEvent, ordinals: Map<string, number>): str
         default:
           return next('progress');
       }
+    // In order per act: a fallback that needs approval is asked under its primary's act id.
     case 'approval':
-      return `approval:${event.actId}`;
+      return next(`approval:${event.actId}`);
     case 'resume':
-      return `resume:${event.actId ?? event.questionId ?? ''}`;
+      return next(`resume:${event.actId ?? event.questionId ?? ''}`);
+    // By status: a run that ends where its history paused does not take that pause for its end.
+    case 'done':
+      return next(`done:${event.status}`);
     default:
       return next(event.type);
   }
