@@ -34,6 +34,8 @@ export class EventLog {
   // Callers waiting for the run to stop (end or pause); made when the first one asks.
   #stopWaiters: CallbackList | undefined;
   #closed = false;
+  /** Replaying, the run stands at a recorded pause that its history goes on past (it resumes at once). */
+  #pausedInHistory = false;
   #stops = 0;
 
   constructor(
@@ -68,7 +70,7 @@ export class EventLog {
   /** Stopped (ended or paused) where the run is now, and readers can see it: every event is published. */
   get stoppedVisibly(): boolean {
     // Replaying, a recorded pause is passed through (the history goes on past it).
-    return this.#closed && this.#replay === undefined && this.#published.length === this.#events.length;
+    return this.#closed && !this.#pausedInHistory && this.#published.length === this.#events.length;
   }
 
   /**
@@ -84,10 +86,11 @@ export class EventLog {
       if (recorded === 'drop') return { ...draft, runId: this.runId, seq: -1, at } as RunEvent;
       if (recorded !== undefined) {
         this.#note(recorded);
-        this.#waiters.drain();
         // A recorded pause that the history goes on past is not where the run stops now: only
         // a `done` that uses the history up is a stop readers are woken for.
-        if (recorded.type === 'done' && this.#replay === undefined) this.#stopWaiters?.drain();
+        this.#pausedInHistory = recorded.type === 'done' && recorded.seq < replay.lastSeq;
+        this.#waiters.drain();
+        if (recorded.type === 'done' && !this.#pausedInHistory) this.#stopWaiters?.drain();
         return recorded;
       }
     }
@@ -97,6 +100,7 @@ export class EventLog {
     event.runId = this.runId;
     event.seq = this.#events.length;
     event.at = at;
+    this.#pausedInHistory = false;
     this.#events.push(event as RunEvent);
     this.#note(event as RunEvent);
     if (this.#writer !== undefined) this.#writer.enqueue(event as RunEvent);
@@ -132,6 +136,7 @@ export class EventLog {
       }
     }
     this.#closed = false;
+    this.#pausedInHistory = false;
   }
 
   /** Replays from `fromSeq`, then follows live until `done` (a plain iterator: cheaper than a generator). */

@@ -51,15 +51,20 @@ export class RunReplay {
   readonly startedAt: number | undefined;
   /** Milliseconds the run spent running (not paused) before it was interrupted. */
   readonly activeMs: number;
+  /** The `seq` of the history's last event that is not live-only: where the run stood. */
+  readonly lastSeq: number;
 
   constructor(readonly history: readonly RunEvent[]) {
     const ordinals = new Map<string, number>();
+    let lastSeq = -1;
     for (const event of history) {
       if (isLiveOnly(event)) continue;
+      lastSeq = event.seq;
       const key = keyOf(event, ordinals);
       this.#byKey.set(key, event);
       this.#collect(event);
     }
+    this.lastSeq = lastSeq;
     this.#unmatched = this.#byKey.size;
     if (this.#unmatched === 0) this.#finished = true;
     const first = history[0];

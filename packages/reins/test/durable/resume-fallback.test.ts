@@ -74,7 +74,16 @@ describe('a fallback that needs approval (it shares its primary act id)', () => 
     // The primary's failure is not logged (only its fallback's approval shows it ended): the
     // approved primary may have run, so the rebuilt run stops for a person to check — with a
     // complete log that ends the run, not the recorded pause taken for its end.
-    const record: RunRecord = await rebuilt.result;
+    // Read only once the run has ended: its result is ready at once (not waiting for a stop).
+    for (let i = 0; i < 100 && rebuiltSink.stored.at(-1)?.type !== 'done'; i++)
+      await new Promise((r) => setTimeout(r, 10));
+    await new Promise((r) => setTimeout(r, 10));
+    const read = await Promise.race([
+      rebuilt.result,
+      new Promise<'hung'>((r) => setTimeout(() => r('hung'), 1_000)),
+    ]);
+    expect(read).not.toBe('hung');
+    const record = read as RunRecord;
     expect(record).toMatchObject({ status: 'stopped', stop_reason: 'outcome_unknown' });
     expect(again.calls).toEqual([]);
     const log = rebuiltSink.stored;
