@@ -275,6 +275,29 @@ describe('a paused run read back on demand', () => {
     expect(approved.body.record).toMatchObject({ status: 'success' });
     expect(placed).toEqual(['milk']);
   });
+  it('recover() does not wait for a paused run whose approval expired meanwhile (it goes on)', async () => {
+    const store = memoryRunStore();
+    const placed: string[] = [];
+    const script = [act('place_order', { item: 'milk' }), final('ordered milk')];
+    const agent = (model: Model) => ({ model, tools: [orderTool(placed)], limits: { approvalTtlMs: 100 } });
+    const first = await start({ agents: { shop: agent(scriptModel(script)) }, durable: { store } });
+    servers.push(first);
+    const started = await postJson(
+      `${first.url}/v1/runs`,
+      { agent: 'shop', input: 'order milk' },
+      as('alice'),
+    );
+    expect(started.body.record).toMatchObject({ status: 'awaiting_approval' });
+    await first.close();
+    await new Promise((r) => setTimeout(r, 150)); // the approval expires while no server runs
+
+    const second = await start({ agents: { shop: agent(stuckModel) }, durable: { store } });
+    servers.push(second);
+    const from = Date.now();
+    expect(await second.server.recover()).toMatchObject({ rebuiltPaused: 1 });
+    expect(Date.now() - from).toBeLessThan(1_000); // not stopWaitMs (2 s) per such run
+    expect(placed).toEqual([]);
+  });
 });
 
 describe('close() of a server with a run store', () => {
