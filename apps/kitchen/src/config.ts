@@ -27,6 +27,11 @@ export interface KitchenConfig {
   readonly resumeRuns: boolean;
   /** `REINS_RUN_RETENTION_DAYS`: ended runs older than this are swept (default 30). */
   readonly runRetentionDays: number;
+  /**
+   * `NUTRITION_MCP_URL`: the nutrition MCP server over Streamable HTTP (one server for every
+   * process, e.g. `http://127.0.0.1:8788/mcp`); unset → a stdio child per process.
+   */
+  readonly nutritionMcpUrl: string | undefined;
 }
 
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.data', import.meta.url));
@@ -50,7 +55,26 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitchenConfig 
     mcpToken: env['KITCHEN_MCP_TOKEN']?.trim() || undefined,
     resumeRuns: onOff('REINS_RESUME_RUNS', env['REINS_RESUME_RUNS'], true),
     runRetentionDays: positiveNumber('REINS_RUN_RETENTION_DAYS', env['REINS_RUN_RETENTION_DAYS'], 30),
+    nutritionMcpUrl: httpUrl('NUTRITION_MCP_URL', env['NUTRITION_MCP_URL']),
   };
+}
+
+function httpUrl(name: string, value: string | undefined): string | undefined {
+  const text = value?.trim();
+  if (text === undefined || text === '') return undefined;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new Error(
+      `${name} must be an http(s) URL such as http://127.0.0.1:8788/mcp, not ${JSON.stringify(value)}`,
+    );
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new Error(
+      `${name} must be an http(s) URL such as http://127.0.0.1:8788/mcp, not ${JSON.stringify(value)}`,
+    );
+  return url.toString();
 }
 
 function onOff(name: string, value: string | undefined, fallback: boolean): boolean {
@@ -79,5 +103,9 @@ export function describeConfig(config: KitchenConfig): string {
     config.redisUrl === undefined
       ? 'in-process'
       : config.redisUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-  return `storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, kept ${config.runRetentionDays} days`;
+  const nutrition =
+    config.nutritionMcpUrl === undefined
+      ? 'stdio child'
+      : config.nutritionMcpUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+  return `storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, kept ${config.runRetentionDays} days; nutrition: ${nutrition}`;
 }

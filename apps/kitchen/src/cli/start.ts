@@ -41,7 +41,7 @@ export async function startApp(
   extra: Pick<KitchenServerOptions, 'extend' | 'logger'> = {},
 ): Promise<RunningApp> {
   const { db, services, seeded } = await openKitchen(config);
-  const nutrition = await connectNutrition({ redisUrl: config.redisUrl });
+  const nutrition = await connectNutrition({ redisUrl: config.redisUrl, url: config.nutritionMcpUrl });
   let running: RunningServer | undefined;
   try {
     const { model, reason } = await kitchenModel(io.env);

@@ -17,25 +17,31 @@ export interface NutritionConnection {
 }
 
 /**
- * The nutrition MCP server as a stdio child through `@reins/mcp` (spawned with node directly, so
+ * The nutrition MCP server through `@reins/mcp`: over Streamable HTTP when `url` is given, else
+ * as a stdio child (spawned with node directly, so
  * npm's banner never reaches the JSON-RPC pipe and signals reach the server). Resolves also when
  * the server does not start: it is then `down` in `/health` and lookups are `SERVICE_UNAVAILABLE`.
  */
 export async function connectNutrition(
-  options: { readonly redisUrl?: string | undefined } & Partial<
-    Omit<ConnectMcpOptions, 'name' | 'prefix'>
-  > = {},
+  options: {
+    readonly redisUrl?: string | undefined;
+    /** The server over Streamable HTTP (`NUTRITION_MCP_URL`): one server for every process, no child. */
+    readonly url?: string | undefined;
+  } & Partial<Omit<ConnectMcpOptions, 'name' | 'prefix'>> = {},
 ): Promise<NutritionConnection> {
-  const { redisUrl, ...rest } = options;
+  const { redisUrl, url, ...rest } = options;
   const bridge = await connectMcp({
     name: 'nutrition',
     prefix: 'nutrition_',
-    transport: {
-      kind: 'stdio',
-      command: process.execPath,
-      args: [NUTRITION_SERVER_BIN, '--stdio'],
-      ...(redisUrl === undefined ? {} : { env: { REDIS_URL: redisUrl } }),
-    },
+    transport:
+      url !== undefined
+        ? { kind: 'http', url }
+        : {
+            kind: 'stdio',
+            command: process.execPath,
+            args: [NUTRITION_SERVER_BIN, '--stdio'],
+            ...(redisUrl === undefined ? {} : { env: { REDIS_URL: redisUrl } }),
+          },
     callTimeoutMs: 5_000,
     // Our own server speaks both revisions; 'auto' would spawn a second child just to probe.
     protocol: 'legacy',
