@@ -3,13 +3,14 @@ import { Hono, type Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import { defaultToolPolicies, memoryConversationStore, type AnyTool, type ToolPolicies } from 'reins';
 import { uuidV4Like } from './ids.js';
-import { memoryCounterStore, type CounterStore } from './counter-store.js';
+import { memoryLimitStore, type LimitStore } from './limit-store.js';
 import { ModelHealth, type HealthCheck } from './health.js';
 import { ApiError, errorBody, sendError } from './http-error.js';
 import { defaultLogger, safeHeaders } from './logging.js';
 import { ServerMetrics } from './metrics.js';
 import { QuotaGuard } from './quota.js';
-import { createRedisClient, redisCounterStore } from './redis-counter-store.js';
+import { createRedisClient } from './redis-counter-store.js';
+import { redisLimitStore } from './redis-limit-store.js';
 import { RunRegistry } from './run-registry.js';
 import { DurableRuns, type RecoveryReport } from './durable-runs.js';
 import { Conversations } from './conversations.js';
@@ -83,11 +84,11 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
         )
       : undefined;
   const redis = ownRedis ?? (typeof options.redis === 'object' ? options.redis : undefined);
-  const store: CounterStore =
-    options.counterStore ??
+  const store: LimitStore =
+    options.limitStore ??
     (redis === undefined
-      ? memoryCounterStore({ now: deps.now })
-      : redisCounterStore(redis, { prefix: options.redisPrefix ?? 'reins:' }));
+      ? memoryLimitStore({ now: deps.now })
+      : redisLimitStore(redis, { prefix: options.redisPrefix ?? 'reins:' }));
   const quota = new QuotaGuard(store, options.quota ?? {}, deps.now, (operation, reason) => {
     metrics.quotaFailOpen.inc({ operation });
     logger.warn({ operation, store: store.name, reason }, 'quota store failed: request allowed (fail open)');
@@ -120,7 +121,6 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       metrics,
       tracer: options.tracer ?? trace.getTracer('@reins/server'),
       logger,
-      quota,
       modelHealth,
       maxEventsPerRun: limits.maxEventsPerRun ?? 5_000,
     },
@@ -153,7 +153,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     ],
     [
       'redis',
-      redis === undefined && options.counterStore === undefined
+      redis === undefined && options.limitStore === undefined
         ? () => ({ status: 'disabled', detail: 'in-process counters' })
         : () => store.ping(),
     ],

@@ -216,6 +216,9 @@ export class DurableRuns {
     const stored = new StoredRun(run.runId, ended);
     const entry = s.registry.add(run.runId, run.ownerId, run.agent, stored, () => undefined);
     const start = ended[0];
+    // Settled: the hold and slot its crashed instance left are given back (else they lapse).
+    const budget = { maxSteps: 0, deadlineMs: 0, approvalTtlMs: 0 };
+    await s.quota.rebuilt(run.ownerId, run.runId, start?.at ?? Date.now(), budget).end();
     if (run.conversationId !== undefined && s.conversations !== undefined && start?.type === 'start') {
       const definition = s.agents.get(run.agent);
       const about = typeof definition === 'object' ? definition.turnAbout : undefined;

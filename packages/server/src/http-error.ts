@@ -4,7 +4,13 @@ import type { ErrorCode } from 'reins';
 
 /** Codes that cross the HTTP boundary: the core's error codes plus the server's own. */
 export type ApiErrorCode =
-  ErrorCode | 'UNAUTHENTICATED' | 'QUOTA_EXCEEDED' | 'PAYLOAD_TOO_LARGE' | 'NOT_IMPLEMENTED' | 'CONFLICT';
+  | ErrorCode
+  | 'UNAUTHENTICATED'
+  | 'QUOTA_EXCEEDED'
+  | 'TOO_MANY_RUNS'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'NOT_IMPLEMENTED'
+  | 'CONFLICT';
 
 export interface ApiErrorBody {
   readonly error: { readonly code: ApiErrorCode; readonly message: string };

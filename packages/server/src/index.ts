@@ -15,7 +15,24 @@ export type { RunOptions } from './run-options.js';
 export type { AgentListing } from './routes/agents.js';
 export { memoryCounterStore, type CounterStore, type WindowCount } from './counter-store.js';
 export { redisCounterStore, createRedisClient, NON_QUEUEING_REDIS_OPTIONS } from './redis-counter-store.js';
-export { QuotaGuard, queryHash, type QuotaOptions, type Admission } from './quota.js';
+export {
+  memoryLimitStore,
+  type LimitStore,
+  type Hold,
+  type Reserved,
+  type SlotTaken,
+} from './limit-store.js';
+export { redisLimitStore } from './redis-limit-store.js';
+export {
+  QuotaGuard,
+  queryHash,
+  type QuotaOptions,
+  type Admission,
+  type LimitCode,
+  type FailOpenOperation,
+} from './quota.js';
+export { RunHold, type RunBudget } from './run-hold.js';
+export { normalizeQuery, normalizedQueryHash, isAnonymous } from './query-key.js';
 export { ServerMetrics } from './metrics.js';
 export { type HealthCheck, type CheckResult, type HealthReport } from './health.js';
 export { DEFAULT_STOP_PHRASES, stopPhraseMatcher } from './stop-phrase.js';

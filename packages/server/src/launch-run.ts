@@ -1,5 +1,16 @@
-import { runAgent, runPlanAgent, type AgentRun, type JsonValue, type Principal, type RunEvent } from 'reins';
+import {
+  resolveLimits,
+  runAgent,
+  runPlanAgent,
+  type AgentRun,
+  type JsonValue,
+  type Principal,
+  type RunEvent,
+  type RunLimits,
+} from 'reins';
 import { applyRunOptions, type RunOptions } from './run-options.js';
+import { isPause } from './run-feed.js';
+import type { RunBudget, RunHold } from './run-hold.js';
 import type { RunEntry } from './run-registry.js';
 import { watchRun } from './run-watcher.js';
 import type { AgentDefinition } from './server-options.js';
@@ -17,13 +28,18 @@ export interface RunRequest {
   readonly context?: string | undefined;
 }
 
-/** Starts (or, with `history`, rebuilds) a run of `definition`, registers it and watches it. */
+/**
+ * Starts (or, with `history`, rebuilds) a run of `definition`, registers it and watches it.
+ * A new run comes with the `hold` its admission took; a rebuilt one takes its hold again here
+ * (what is left of its worst case; its history's calls were charged when they were made).
+ */
 export function launchRun(
   s: ServerState,
   definition: AgentDefinition,
   request: RunRequest,
   runId: string,
   history?: readonly RunEvent[],
+  admitted?: RunHold,
 ): RunEntry {
   const { model, limits } = applyRunOptions(definition, request.options);
   const controller = new AbortController();
@@ -59,9 +75,31 @@ export function launchRun(
         : conversations.end(request.principal.id, conversationId, turn, record, definition.turnAbout),
     );
   }
-  void watchRun(entry, request.principal.id, s.watch, history?.length ?? 0);
+  const hold = admitted ?? rebuiltHold(s, request.principal.id, runId, history ?? [], limits);
+  void watchRun(entry, hold, s.watch, history?.length ?? 0);
   for (const rollout of s.rollouts) rollout.observe(run).catch(() => undefined);
   return entry;
+}
+
+/** The limits that bound what a run may spend (its quota hold, its slot's expiry). */
+export function runBudget(limits: Partial<RunLimits> | undefined): RunBudget {
+  const { maxSteps, deadlineMs, approvalTtlMs } = resolveLimits(limits);
+  return { maxSteps, deadlineMs, approvalTtlMs };
+}
+
+/** The hold of a rebuilt run: admitted when its history began; paused if the history ends at a pause. */
+function rebuiltHold(
+  s: ServerState,
+  userId: string,
+  runId: string,
+  history: readonly RunEvent[],
+  limits: Partial<RunLimits> | undefined,
+): RunHold {
+  const hold = s.quota.rebuilt(userId, runId, history[0]?.at ?? s.deps.now(), runBudget(limits));
+  const calls = history.filter((e) => e.type === 'step' && e.phase === 'reason').length;
+  const last = history.at(-1);
+  void hold.rebuild(calls, last?.type === 'done' && isPause(last.status));
+  return hold;
 }
 
 /** A ReAct run, or a plan-and-execute run for `kind: 'plan'` agents: the same handle either way. */

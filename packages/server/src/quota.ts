@@ -1,51 +1,75 @@
-import { createHash } from 'node:crypto';
-import type { CounterStore } from './counter-store.js';
+import type { Principal } from 'reins';
 import { failOpen } from './fail-open.js';
+import type { LimitStore } from './limit-store.js';
+import { isAnonymous, normalizedQueryHash, queryHash } from './query-key.js';
+import { RunHold, type RunBudget } from './run-hold.js';
+
+export { queryHash } from './query-key.js';
 
 export interface QuotaOptions {
   /** Model calls one user may make per UTC day; default 200. `Infinity` turns the quota off. */
   readonly dailyModelCalls?: number;
-  /** Runs per (client IP, query hash) per window; default 5 (seed 003 §4.4). */
+  /** Runs per (caller, query) per window; default 5 (seed 003 §4.4). */
   readonly ratePerWindow?: number;
   /** Default 60 000. */
   readonly rateWindowMs?: number;
+  /** Runs one signed-in user may start per minute (any query); default 20. `Infinity`: off. */
+  readonly userRunsPerMinute?: number;
+  /** Running (not paused) runs per user; default 3. `Infinity`: off. */
+  readonly maxConcurrentRuns?: number;
+  /** Added to a run's deadline for the expiry of its hold and slot (crashed instances); default 60 000. */
+  readonly holdMarginMs?: number;
   /** How long a quota or rate-limit check may take before the request goes on; default 50. */
   readonly deadlineMs?: number;
 }
+
+export type LimitCode = 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'TOO_MANY_RUNS';
 
 export type Admission =
   | { readonly ok: true }
   | {
       readonly ok: false;
-      readonly code: 'RATE_LIMITED' | 'QUOTA_EXCEEDED';
+      readonly code: LimitCode;
       readonly message: string;
       readonly retryAfterS: number;
     };
 
-export type FailOpenOperation = 'rate_limit' | 'quota_check' | 'quota_count';
+export type FailOpenOperation =
+  | 'rate_limit'
+  | 'quota_check'
+  | 'quota_count'
+  | 'quota_settle'
+  | 'run_slot'
+  | 'breaker_check'
+  | 'breaker_record';
 
 const DAY_MS = 86_400_000;
+/** Retry-After when the quota is held by runs in progress (they settle when they end). */
+const HELD_RETRY_S = 10;
 
 /**
- * The daily model-call quota and the (IP, query) rate limit, over one counter store.
- *
- * Quota semantics: a run is admitted while the user's count for the UTC day is below the
- * limit; each model call the run then makes (each `reason` event) adds one. So the count is
- * the model calls actually made, and a run admitted with one call left may overshoot by at
- * most its `maxSteps − 1` — the price of not reserving (no refunds to lose when an instance
- * dies mid-run). Every store operation fails open under `deadlineMs`.
+ * The limits, over one limit store (memory, or Redis shared by every instance):
+ * - rate: anonymous callers per (IP, query hash); signed-in ones per (user, normalized
+ *   query hash), plus `userRunsPerMinute` per user;
+ * - daily model calls: a run reserves its worst case (`maxSteps` calls) at admission, is
+ *   charged each call as it is made and settles to what it used when it ends (`RunHold`);
+ * - running runs per user: `maxConcurrentRuns` slots.
+ * Every store operation fails open under `deadlineMs`.
  */
 export class QuotaGuard {
-  readonly #store: CounterStore;
+  readonly #store: LimitStore;
   readonly #now: () => number;
   readonly #onFailOpen: (operation: FailOpenOperation, reason: string) => void;
   readonly dailyModelCalls: number;
   readonly ratePerWindow: number;
   readonly rateWindowMs: number;
+  readonly userRunsPerMinute: number;
+  readonly maxConcurrentRuns: number;
+  readonly holdMarginMs: number;
   readonly deadlineMs: number;
 
   constructor(
-    store: CounterStore,
+    store: LimitStore,
     options: QuotaOptions,
     now: () => number,
     onFailOpen: (operation: FailOpenOperation, reason: string) => void,
@@ -56,76 +80,124 @@ export class QuotaGuard {
     this.dailyModelCalls = options.dailyModelCalls ?? 200;
     this.ratePerWindow = options.ratePerWindow ?? 5;
     this.rateWindowMs = options.rateWindowMs ?? 60_000;
+    this.userRunsPerMinute = options.userRunsPerMinute ?? 20;
+    this.maxConcurrentRuns = options.maxConcurrentRuns ?? 3;
+    this.holdMarginMs = options.holdMarginMs ?? 60_000;
     this.deadlineMs = options.deadlineMs ?? 50;
   }
 
-  get store(): CounterStore {
+  get store(): LimitStore {
     return this.#store;
   }
 
-  /** Counts this attempt against (ip, query) and refuses above the rate. */
-  async rateLimit(ip: string, query: string): Promise<Admission> {
-    const key = `rl:${ip}:${queryHash(query)}`;
-    const window = await failOpen(
-      () => this.#store.add(key, 1, this.rateWindowMs),
+  /** Store operation under the deadline; `undefined` when it failed open (reported). */
+  guarded<T>(operation: FailOpenOperation, call: (store: LimitStore) => Promise<T>): Promise<T | undefined> {
+    return failOpen(
+      () => call(this.#store),
       this.deadlineMs,
-      (reason) => this.#onFailOpen('rate_limit', reason),
+      (reason) => this.#onFailOpen(operation, reason),
     );
-    if (window === undefined || window.count <= this.ratePerWindow) return { ok: true };
+  }
+
+  /** Counts this attempt against the caller's (query) key and, signed in, the caller's minute. */
+  async rateLimit(principal: Principal, ip: string, query: string): Promise<Admission> {
+    if (isAnonymous(principal)) return this.#window(`rl:${ip}:${queryHash(query)}`, this.ratePerWindow);
+    const [same, minute] = await Promise.all([
+      this.#window(`rl:u:${principal.id}:${normalizedQueryHash(query)}`, this.ratePerWindow),
+      Number.isFinite(this.userRunsPerMinute)
+        ? this.#window(`rpm:${principal.id}`, this.userRunsPerMinute, 60_000, 'runs')
+        : ({ ok: true } as const),
+    ]);
+    return same.ok ? minute : same;
+  }
+
+  async #window(key: string, max: number, windowMs = this.rateWindowMs, what = 'identical requests') {
+    const window = await this.guarded('rate_limit', (s) => s.add(key, 1, windowMs));
+    if (window === undefined || window.count <= max) return { ok: true } as const;
     return {
       ok: false,
       code: 'RATE_LIMITED',
-      message: `more than ${this.ratePerWindow} identical requests in ${this.rateWindowMs / 1000} s; try again later`,
+      message: `more than ${max} ${what} in ${windowMs / 1000} s; try again later`,
       retryAfterS: Math.max(1, Math.ceil(window.resetInMs / 1000)),
-    };
+    } as const;
   }
 
-  /** Admits a run while the user has model calls left today. */
-  async admit(userId: string): Promise<Admission> {
-    if (!Number.isFinite(this.dailyModelCalls)) return { ok: true };
-    const window = await failOpen(
-      () => this.#store.peek(this.#dayKey(userId)),
-      this.deadlineMs,
-      (reason) => this.#onFailOpen('quota_check', reason),
-    );
-    if (window === undefined || window.count < this.dailyModelCalls) return { ok: true };
-    return {
-      ok: false,
-      code: 'QUOTA_EXCEEDED',
-      message: `daily quota of ${this.dailyModelCalls} model calls used up`,
-      retryAfterS: Math.max(1, Math.ceil(this.#untilMidnightMs() / 1000)),
-    };
+  /**
+   * Admits a run: takes one of the user's running-run slots, then reserves its worst case
+   * (`budget.maxSteps` model calls) against the day. Refused → the slot is given back.
+   */
+  async admit(
+    userId: string,
+    runId: string,
+    budget: RunBudget,
+  ): Promise<{ readonly ok: true; readonly hold: RunHold } | Exclude<Admission, { ok: true }>> {
+    const hold = new RunHold(this, userId, runId, this.#now(), budget);
+    const limit = this.dailyModelCalls;
+    // Both at once (one deadline when the store is away); the one taken is given back if the other refuses.
+    const [slot, reserved] = await Promise.all([
+      Number.isFinite(this.maxConcurrentRuns)
+        ? this.guarded('run_slot', (s) =>
+            s.acquireSlot(hold.slotKey, runId, this.maxConcurrentRuns, hold.slotTtlMs, false),
+          )
+        : undefined,
+      Number.isFinite(limit)
+        ? this.guarded('quota_check', (s) =>
+            s.reserve(
+              hold.quotaKey,
+              hold.initialHold(),
+              limit,
+              this.untilMidnightMs(hold.admittedAt) + 60_000,
+              false,
+            ),
+          )
+        : undefined,
+    ]);
+    if (slot?.ok === false) {
+      if (reserved?.ok === true) await this.guarded('quota_settle', (s) => s.release(hold.quotaKey, runId));
+      return {
+        ok: false,
+        code: 'TOO_MANY_RUNS',
+        message: `${this.maxConcurrentRuns} runs already running; wait for one to end`,
+        retryAfterS: 1,
+      };
+    }
+    if (reserved?.ok === false) {
+      if (slot?.ok === true) await this.guarded('run_slot', (s) => s.releaseSlot(hold.slotKey, runId));
+      const usedUp = reserved.used + budget.maxSteps > limit;
+      return {
+        ok: false,
+        code: 'QUOTA_EXCEEDED',
+        message: usedUp
+          ? `daily quota of ${limit} model calls: ${reserved.used} used, this run may need ${budget.maxSteps}`
+          : `daily quota of ${limit} model calls: ${reserved.used} used and ${reserved.held} held by runs in progress`,
+        retryAfterS: usedUp ? Math.max(1, Math.ceil(this.untilMidnightMs(this.#now()) / 1000)) : HELD_RETRY_S,
+      };
+    }
+    return { ok: true, hold };
   }
 
-  /** Adds model calls to the user's day (fails open: a lost count is reported, not retried). */
-  async count(userId: string, modelCalls: number): Promise<void> {
-    if (!Number.isFinite(this.dailyModelCalls) || modelCalls <= 0) return;
-    await failOpen(
-      () => this.#store.add(this.#dayKey(userId), modelCalls, this.#untilMidnightMs() + 60_000),
-      this.deadlineMs,
-      (reason) => this.#onFailOpen('quota_count', reason),
-    );
+  /** The hold of a run rebuilt after a restart (admitted before; never refused). */
+  rebuilt(userId: string, runId: string, admittedAt: number, budget: RunBudget): RunHold {
+    return new RunHold(this, userId, runId, admittedAt, budget);
   }
 
-  /** The user's count today (for tests and admin; undefined when the store is away). */
+  /** The user's model calls used today (for tests and admin; undefined when the store is away). */
   async used(userId: string): Promise<number | undefined> {
-    const window = await this.#store.peek(this.#dayKey(userId)).catch(() => undefined);
-    return window?.count;
+    const usage = await this.#store.usage(this.quotaKey(userId, this.#now())).catch(() => undefined);
+    return usage?.used;
   }
 
-  #dayKey(userId: string): string {
-    const day = new Date(this.#now()).toISOString().slice(0, 10);
-    return `quota:${day}:${userId}`;
+  /** Calls used and held today (undefined when the store is away). */
+  usage(userId: string): Promise<{ readonly used: number; readonly held: number } | undefined> {
+    return this.#store.usage(this.quotaKey(userId, this.#now())).catch(() => undefined);
   }
 
-  #untilMidnightMs(): number {
-    const now = this.#now();
-    return DAY_MS - (now % DAY_MS);
+  /** A run's calls count on the UTC day it was admitted. */
+  quotaKey(userId: string, at: number): string {
+    return `quota:${new Date(at).toISOString().slice(0, 10)}:${userId}`;
   }
-}
 
-/** A short, stable hash of the normalized query (whitespace and case do not make a new key). */
-export function queryHash(query: string): string {
-  const normalized = query.trim().replace(/\s+/g, ' ').toLowerCase();
-  return createHash('sha256').update(normalized).digest('hex').slice(0, 16);
+  untilMidnightMs(at: number): number {
+    return DAY_MS - (at % DAY_MS);
+  }
 }

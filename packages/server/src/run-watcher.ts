@@ -3,8 +3,8 @@ import type { RunEvent } from 'reins';
 import { logRunEvent, type Logger } from './logging.js';
 import type { ServerMetrics } from './metrics.js';
 import type { ModelHealth } from './health.js';
-import type { QuotaGuard } from './quota.js';
 import type { RunEntry } from './run-registry.js';
+import type { RunHold } from './run-hold.js';
 import { isPause } from './run-feed.js';
 import { RunSpans } from './run-spans.js';
 
@@ -12,7 +12,6 @@ export interface WatchEnv {
   readonly metrics: ServerMetrics;
   readonly tracer: Tracer;
   readonly logger: Logger;
-  readonly quota: QuotaGuard;
   readonly modelHealth: ModelHealth;
   /** Events one run may log before the server cancels it (bounds the log's memory). */
   readonly maxEventsPerRun: number;
@@ -20,10 +19,11 @@ export interface WatchEnv {
 
 /**
  * Follows one run from its first event to its final `done` (through its pauses) and derives everything else from the
- * events: metrics, spans, log lines, the user's quota count, model health. One watcher per
- * run, independent of clients, so evidence does not depend on anyone listening.
+ * events: metrics, spans, log lines, the run's share of the limits (`hold`: each model call
+ * charged, the slot given back at a pause and taken again after it, settled at the end), model
+ * health. One watcher per run, independent of clients, so evidence does not depend on anyone listening.
  */
-export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv, fromSeq = 0): Promise<void> {
+export async function watchRun(entry: RunEntry, hold: RunHold, env: WatchEnv, fromSeq = 0): Promise<void> {
   const log = env.logger.child({ runId: entry.runId, agent: entry.agent });
   const spans = new RunSpans(env.tracer);
   // act id → tool name, for the observe events (they carry the act id, not the tool).
@@ -38,12 +38,14 @@ export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv, f
     for await (const event of entry.feed.follow(fromSeq, 'end')) {
       if (paused) {
         paused = false;
+        void hold.resume();
         runsPaused.dec();
         runsInFlight.inc();
       }
       observeOne(event);
       if (event.type === 'done' && isPause(event.status)) {
         paused = true;
+        void hold.pause();
         runsInFlight.dec();
         runsPaused.inc();
       }
@@ -58,6 +60,7 @@ export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv, f
     }
   } finally {
     (paused ? runsPaused : runsInFlight).dec();
+    void hold.end();
   }
 
   function observeOne(event: RunEvent): void {
@@ -71,7 +74,7 @@ export async function watchRun(entry: RunEntry, userId: string, env: WatchEnv, f
       // An observer's bug must not stop the others, nor the count below.
       log.error({ runId: entry.runId, err: thrown }, 'run observer failed');
     }
-    if (event.type === 'step' && event.phase === 'reason') void env.quota.count(userId, 1);
+    if (event.type === 'step' && event.phase === 'reason') void hold.charge(1);
     if (event.type === 'step' && event.phase === 'observe') tools.delete(event.actId);
   }
 }

@@ -13,7 +13,7 @@ import type {
   RunDeps,
   RunLimits,
 } from 'reins';
-import type { CounterStore } from './counter-store.js';
+import type { LimitStore } from './limit-store.js';
 import type { HealthCheck } from './health.js';
 import type { Logger } from './logging.js';
 import type { QuotaOptions } from './quota.js';
@@ -109,13 +109,14 @@ export interface ReinsServerOptions {
   readonly authenticate: Authenticate;
   /**
    * Shared mode: a Redis client (made like `createRedisClient`: no offline queue) or a URL,
-   * for the quota and rate-limit counters. Absent: in-process counters.
+   * for the limits (quota holds, rate limits, running-run slots) and, unless `policies` is
+   * given, the tools' circuit breakers. Absent: in-process limits and breakers.
    */
   readonly redis?: Redis | string;
   /** Key prefix in Redis; default `reins:`. */
   readonly redisPrefix?: string;
-  /** Overrides the counter store altogether (tests, other backends). */
-  readonly counterStore?: CounterStore;
+  /** Overrides the limit store (quota, rate limits, run slots) altogether (tests, other backends). */
+  readonly limitStore?: LimitStore;
   readonly quota?: QuotaOptions;
   readonly limits?: ServerLimits;
   readonly logger?: Logger;

@@ -37,7 +37,11 @@ async function readyClient(): Promise<Redis> {
   return redis;
 }
 
-const oneCallAgent = () => ({ model: scriptModel(Array.from({ length: 10 }, () => final('ok'))) });
+// maxSteps 1: a run reserves (and makes) one model call.
+const oneCallAgent = () => ({
+  model: scriptModel(Array.from({ length: 10 }, () => final('ok'))),
+  limits: { maxSteps: 1 },
+});
 
 /** The same contract for every counter store (CONVENTIONS: one suite, every implementation). */
 describe.each([
@@ -78,10 +82,11 @@ describe('daily model-call quota (real Redis)', () => {
       expect(ok.status).toBe(200);
     }
     const day = new Date().toISOString().slice(0, 10);
-    await expect.poll(() => admin.get(`${prefix}quota:${day}:carol`)).toBe('2');
+    await expect.poll(() => admin.hget(`${prefix}quota:${day}:carol`, 'used')).toBe('2');
+    await expect.poll(() => running?.server.quota.usage('carol')).toEqual({ used: 2, held: 0 });
     const refused = await postJson(`${running.url}/v1/runs`, { agent: 'a', input: 'q3' }, as('carol'));
     expect(refused.status).toBe(429);
-    expect(refused.body).toMatchObject({ error: { code: 'RATE_LIMITED' } });
+    expect(refused.body).toMatchObject({ error: { code: 'QUOTA_EXCEEDED' } });
     const retryAfter = Number(refused.headers.get('retry-after'));
     expect(retryAfter).toBeGreaterThan(0);
     expect(retryAfter).toBeLessThanOrEqual(86_400);
@@ -158,7 +163,7 @@ describe('the quota fails open', () => {
     const tookMs = performance.now() - began;
     expect(response.status).toBe(200);
     expect(response.body.record).toMatchObject({ status: 'success' });
-    // Two checks (rate limit, quota) of at most 50 ms each, plus the run itself.
+    // Two rounds of checks at once (rate limits; run slot and quota) of at most 50 ms each, plus the run.
     expect(tookMs).toBeLessThan(400);
     const metrics = await (await fetch(`${running.url}/metrics`)).text();
     const total = [...metrics.matchAll(/^reins_quota_fail_open_total\{[^}]*\} (\d+)$/gm)].reduce(

@@ -4,7 +4,9 @@ import type { Principal } from 'reins';
 import { ApiError, notFound } from '../http-error.js';
 import { applyRunOptions, readRunOptions, type RunOptions } from '../run-options.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
-import { launchRun, type RunRequest } from '../launch-run.js';
+import { launchRun, runBudget, type RunRequest } from '../launch-run.js';
+import type { LimitCode } from '../quota.js';
+import type { RunEntry } from '../run-registry.js';
 import { readConversationId } from '../conversations.js';
 import { findRun, type AppEnv, type ServerState } from '../server-state.js';
 import { approveHandlers } from './approve.js';
@@ -39,26 +41,32 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       const definition = s.agents.get(agent);
       if (definition === undefined) throw notFound('agent');
 
-      const limited = await s.quota.rateLimit(s.clientIp(c), input);
+      const limited = await s.quota.rateLimit(principal, s.clientIp(c), input);
       if (!limited.ok) throw refusal(limited);
-      const admitted = await s.quota.admit(principal.id);
-      if (!admitted.ok) throw refusal(admitted);
 
       const resolved = typeof definition === 'function' ? await definition(principal) : definition;
       const runId = s.deps.newId();
-      applyRunOptions(resolved, options); // a bad option is a 400 before anything is stored
-      const conversationId = named ?? s.deps.newId();
-      const { context } =
-        s.conversations === undefined
-          ? { context: undefined }
-          : await s.conversations.begin(principal.id, conversationId, {
-              runId,
-              query: input,
-              at: s.deps.now(),
-            });
-      const request: RunRequest = { agent, query: input, principal, options, conversationId, context };
-      await s.durable?.create(runId, request, s.deps.now());
-      const entry = launchRun(s, resolved, request, runId);
+      const { limits } = applyRunOptions(resolved, options); // a bad option is a 400 before anything is stored
+      const admitted = await s.quota.admit(principal.id, runId, runBudget(limits));
+      if (!admitted.ok) throw refusal(admitted);
+      let entry: RunEntry;
+      try {
+        const conversationId = named ?? s.deps.newId();
+        const { context } =
+          s.conversations === undefined
+            ? { context: undefined }
+            : await s.conversations.begin(principal.id, conversationId, {
+                runId,
+                query: input,
+                at: s.deps.now(),
+              });
+        const request: RunRequest = { agent, query: input, principal, options, conversationId, context };
+        await s.durable?.create(runId, request, s.deps.now());
+        entry = launchRun(s, resolved, request, runId, undefined, admitted.hold);
+      } catch (thrown) {
+        await admitted.hold.end(); // never started: nothing is charged, the slot is free again
+        throw thrown;
+      }
       c.header('X-Run-Id', runId);
       return wantsStream(c) ? stream(c, s, entry, 0) : json(c, s, entry, 0);
     },
@@ -138,12 +146,8 @@ async function stopRuns(s: ServerState, principal: Principal) {
   return { stopped: true, cancelled };
 }
 
-function refusal(admission: {
-  code: 'RATE_LIMITED' | 'QUOTA_EXCEEDED';
-  message: string;
-  retryAfterS: number;
-}) {
-  return new ApiError(429, 'RATE_LIMITED', admission.message, {
+function refusal(admission: { code: LimitCode; message: string; retryAfterS: number }) {
+  return new ApiError(429, admission.code, admission.message, {
     'Retry-After': String(admission.retryAfterS),
   });
 }

@@ -1,0 +1,123 @@
+import type { Hold } from './limit-store.js';
+import type { QuotaGuard } from './quota.js';
+
+/** What a run may spend: its worst case in model calls, and how long it may run or wait. */
+export interface RunBudget {
+  readonly maxSteps: number;
+  readonly deadlineMs: number;
+  readonly approvalTtlMs: number;
+}
+
+/**
+ * One run's share of the limits, from admission to settlement: its quota hold (the calls it
+ * may still make) and its running-run slot. Driven by the run watcher: `charge` per model
+ * call, `pause` / `resume` around a pause, `end` when the run ends (any way).
+ *
+ * Expiries bound what a crashed instance leaves behind: a running run's hold and slot lapse
+ * `deadlineMs + holdMarginMs` after they were last set (the deadline bounds its running time),
+ * a paused run's hold `approvalTtlMs + deadlineMs + holdMarginMs` after the pause (it keeps
+ * its reservation while it waits; its slot is given back). Every operation fails open.
+ */
+export class RunHold {
+  readonly quotaKey: string;
+  readonly slotKey: string;
+  #ended = false;
+
+  constructor(
+    private readonly guard: QuotaGuard,
+    readonly userId: string,
+    readonly runId: string,
+    readonly admittedAt: number,
+    readonly budget: RunBudget,
+  ) {
+    this.quotaKey = guard.quotaKey(userId, admittedAt);
+    this.slotKey = `runs:${userId}`;
+  }
+
+  get slotTtlMs(): number {
+    return this.budget.deadlineMs + this.guard.holdMarginMs;
+  }
+
+  get #pausedTtlMs(): number {
+    return this.budget.approvalTtlMs + this.slotTtlMs;
+  }
+
+  get #keyTtlMs(): number {
+    return this.guard.untilMidnightMs(this.admittedAt) + 60_000;
+  }
+
+  get #quota(): boolean {
+    return Number.isFinite(this.guard.dailyModelCalls);
+  }
+
+  get #slots(): boolean {
+    return Number.isFinite(this.guard.maxConcurrentRuns);
+  }
+
+  initialHold(): Hold {
+    return { id: this.runId, amount: this.budget.maxSteps, ttlMs: this.slotTtlMs };
+  }
+
+  /**
+   * A run rebuilt from its history (after a restart): holds what it may still call (its
+   * `maxSteps` less the calls the history made, which were charged then) and, running, a slot
+   * — forced: it was admitted before. Same ids as before: the old hold and slot are replaced.
+   */
+  async rebuild(callsMade: number, paused: boolean): Promise<void> {
+    const left = Math.max(0, this.budget.maxSteps - callsMade);
+    const ttlMs = paused ? this.#pausedTtlMs : this.slotTtlMs;
+    await Promise.all([
+      this.#quota
+        ? this.guard.guarded('quota_check', (s) =>
+            s.reserve(this.quotaKey, { id: this.runId, amount: left, ttlMs }, 0, this.#keyTtlMs, true),
+          )
+        : undefined,
+      this.#slots ? this.#slot(!paused) : undefined,
+    ]);
+  }
+
+  /** One model call made: counted, and taken off the hold. */
+  async charge(calls = 1): Promise<void> {
+    if (!this.#quota) return;
+    await this.guard.guarded('quota_count', (s) =>
+      s.charge(this.quotaKey, this.runId, calls, this.slotTtlMs, this.#keyTtlMs),
+    );
+  }
+
+  /** Paused: the slot is given back; the hold stays, for as long as the run may wait. */
+  async pause(): Promise<void> {
+    await Promise.all([
+      this.#quota
+        ? this.guard.guarded('quota_settle', (s) =>
+            s.charge(this.quotaKey, this.runId, 0, this.#pausedTtlMs, this.#keyTtlMs),
+          )
+        : undefined,
+      this.#slots ? this.#slot(false) : undefined,
+    ]);
+  }
+
+  /** Going on after a pause: a slot again (forced: the user answered; not refused). */
+  async resume(): Promise<void> {
+    await Promise.all([this.charge(0), this.#slots ? this.#slot(true) : undefined]);
+  }
+
+  /** Ended (success, error, cancel, interrupted): what was not used is given back, and the slot. */
+  async end(): Promise<void> {
+    if (this.#ended) return;
+    this.#ended = true;
+    await Promise.all([
+      this.#quota
+        ? this.guard.guarded('quota_settle', (s) => s.release(this.quotaKey, this.runId))
+        : undefined,
+      this.#slots ? this.#slot(false) : undefined,
+    ]);
+  }
+
+  #slot(take: boolean): Promise<unknown> {
+    return this.guard.guarded('run_slot', async (s): Promise<unknown> =>
+      take
+        ? s.acquireSlot(this.slotKey, this.runId, this.guard.maxConcurrentRuns, this.slotTtlMs, true)
+        : s.releaseSlot(this.slotKey, this.runId),
+    );
+  }
+}
