@@ -31,6 +31,12 @@ export {
   type ResolvedPolicy,
 } from './policies/tool-policies.js';
 export {
+  memoryBreakerStore,
+  type BreakerStore,
+  type BreakerSettings,
+  type BreakerVerdict,
+} from './policies/breaker-store.js';
+export {
   defineTool,
   type Tool,
   type AnyTool,

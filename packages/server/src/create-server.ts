@@ -1,7 +1,13 @@
 import { trace } from '@opentelemetry/api';
 import { Hono, type Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
-import { defaultToolPolicies, memoryConversationStore, type AnyTool, type ToolPolicies } from 'reins';
+import {
+  createToolPolicies,
+  defaultToolPolicies,
+  memoryConversationStore,
+  type AnyTool,
+  type ToolPolicies,
+} from 'reins';
 import { uuidV4Like } from './ids.js';
 import { memoryLimitStore, type LimitStore } from './limit-store.js';
 import { ModelHealth, type HealthCheck } from './health.js';
@@ -11,6 +17,7 @@ import { ServerMetrics } from './metrics.js';
 import { QuotaGuard } from './quota.js';
 import { createRedisClient } from './redis-counter-store.js';
 import { redisLimitStore } from './redis-limit-store.js';
+import { redisBreakerStore } from './redis-breaker-store.js';
 import { RunRegistry } from './run-registry.js';
 import { DurableRuns, type RecoveryReport } from './durable-runs.js';
 import { Conversations } from './conversations.js';
@@ -94,6 +101,22 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     logger.warn({ operation, store: store.name, reason }, 'quota store failed: request allowed (fail open)');
   });
 
+  // Shared mode: unless the app brings its own policies, the tools' breakers live in Redis too.
+  const policies =
+    options.policies ??
+    (redis === undefined
+      ? undefined
+      : createToolPolicies({
+          breakers: redisBreakerStore(redis, {
+            prefix: options.redisPrefix ?? 'reins:',
+            deadlineMs: options.quota?.deadlineMs ?? 50,
+            onFailOpen: (operation, reason) => {
+              metrics.quotaFailOpen.inc({ operation });
+              logger.warn({ operation, reason }, 'breaker store failed: call allowed (fail open)');
+            },
+          }),
+        }));
+
   const agents = new Map(Object.entries(options.agents));
   const modelHealth = new ModelHealth(
     [...agents.values()].flatMap((a) => (typeof a === 'function' ? [] : [a.model.name])),
@@ -125,7 +148,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       maxEventsPerRun: limits.maxEventsPerRun ?? 5_000,
     },
     rollouts,
-    policies: options.policies,
+    policies,
     isStopPhrase: stopPhraseMatcher(options.stopPhrases),
     clientIp: options.clientIp ?? socketAddress,
     deps,
@@ -157,7 +180,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
         ? () => ({ status: 'disabled', detail: 'in-process counters' })
         : () => store.ping(),
     ],
-    ['breakers', breakerCheck(options.agents, options.policies ?? defaultToolPolicies)],
+    ['breakers', breakerCheck(options.agents, policies ?? defaultToolPolicies)],
     ...Object.entries(options.healthChecks ?? {}),
   ]);
 

@@ -23,6 +23,7 @@ export {
   type SlotTaken,
 } from './limit-store.js';
 export { redisLimitStore } from './redis-limit-store.js';
+export { redisBreakerStore, type RedisBreakerOptions } from './redis-breaker-store.js';
 export {
   QuotaGuard,
   queryHash,

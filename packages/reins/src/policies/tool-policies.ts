@@ -10,6 +10,7 @@ import {
   handleWhenResult,
 } from 'cockatiel';
 import type { ErrorCode } from '../errors.js';
+import type { BreakerStore } from './breaker-store.js';
 import type { AnyTool, ToolPolicy } from '../tool.js';
 
 /** A tool policy with every default filled in. */
@@ -53,6 +54,12 @@ export interface ToolPoliciesOptions {
   onCall?(report: ToolCallReport): void;
   /** Metrics hook: a tool's breaker changed state. */
   onBreaker?(tool: string, state: BreakerState): void;
+  /**
+   * Shared breakers (e.g. `redisBreakerStore` from `@reins/server`): every instance sees one
+   * breaker per tool. Absent: cockatiel breakers in this process. The concurrency cap stays
+   * per process either way.
+   */
+  readonly breakers?: BreakerStore;
 }
 
 /** The guard state of one tool: its breaker and concurrency cap (cockatiel), shared by all runs. */
@@ -61,14 +68,18 @@ export class ToolGuard {
   readonly #breaker: CircuitBreakerPolicy | undefined;
   readonly #counter: ConsecutiveBreaker | undefined;
   readonly #bulkhead: BulkheadPolicy | undefined;
+  readonly #shared: SharedBreaker | undefined;
 
   constructor(
     readonly tool: string,
     policy: ResolvedPolicy,
     onBreaker: ((tool: string, state: BreakerState) => void) | undefined,
+    shared?: BreakerStore,
   ) {
     this.policy = policy;
-    if (policy.breaker !== false) {
+    if (policy.breaker !== false && shared !== undefined) {
+      this.#shared = new SharedBreaker(tool, policy.breaker, shared, onBreaker);
+    } else if (policy.breaker !== false) {
       this.#counter = new ConsecutiveBreaker(policy.breaker.failures);
       // The breaker judges returned attempts (failures are data here, not exceptions).
       this.#breaker = circuitBreaker(
@@ -82,7 +93,9 @@ export class ToolGuard {
     if (policy.concurrency !== undefined) this.#bulkhead = bulkhead(policy.concurrency, 0);
   }
 
+  /** With shared breakers: the state this instance last saw. */
   get breakerState(): BreakerState {
+    if (this.#shared !== undefined) return this.#shared.state;
     return this.#breaker === undefined ? 'closed' : breakerState(this.#breaker.state);
   }
 
@@ -94,6 +107,7 @@ export class ToolGuard {
   get direct(): boolean {
     return (
       this.#bulkhead === undefined &&
+      this.#shared === undefined &&
       (this.#breaker === undefined ||
         (this.#breaker.state === CircuitState.Closed && this.#counter?.state === 0))
     );
@@ -107,6 +121,17 @@ export class ToolGuard {
     attempt: () => T | Promise<T>,
     refused: (code: ErrorCode, why: string) => T,
   ): Promise<T> {
+    const shared = this.#shared;
+    if (shared !== undefined) {
+      const guarded = () => shared.run(attempt, refused);
+      if (this.#bulkhead === undefined) return guarded();
+      try {
+        return await this.#bulkhead.execute(guarded);
+      } catch (thrown) {
+        if (!(thrown instanceof BulkheadRejectedError)) throw thrown;
+        return refused('RATE_LIMITED', `${this.tool} is already running ${this.policy.concurrency} calls`);
+      }
+    }
     const breaker = this.#breaker;
     // A call the run stopped (deadline, cancel) is no verdict on the tool: it must neither
     // count as a failure nor reset the count — except that a half-open probe cut short
@@ -139,6 +164,51 @@ export class ToolGuard {
   recordDirectFailure(result: AttemptResult): void {
     if (this.#breaker === undefined || result.byRun === true || !isBreakerFailure(result)) return;
     void this.#breaker.execute(() => result).catch(() => undefined);
+  }
+}
+
+/** A breaker whose state lives in a `BreakerStore` (shared by instances); same verdicts as cockatiel's. */
+class SharedBreaker {
+  state: BreakerState = 'closed';
+
+  constructor(
+    readonly tool: string,
+    readonly settings: { readonly failures: number; readonly openMs: number },
+    readonly store: BreakerStore,
+    readonly onBreaker: ((tool: string, state: BreakerState) => void) | undefined,
+  ) {}
+
+  async run<T extends AttemptResult>(
+    attempt: () => T | Promise<T>,
+    refused: (code: ErrorCode, why: string) => T,
+  ): Promise<T> {
+    const { verdict, state } = await this.store.admit(this.tool, this.settings);
+    this.#see(state);
+    if (verdict === 'refuse') {
+      return refused(
+        'SERVICE_UNAVAILABLE',
+        `${this.tool} is failing: its circuit breaker is open, so it was not called`,
+      );
+    }
+    const probe = verdict === 'probe';
+    const result = await attempt();
+    // Stopped by the run: no verdict — but a probe cut short proves nothing, so the breaker opens again.
+    if (result.byRun === true && !probe) return result;
+    this.#see(
+      await this.store.record(
+        this.tool,
+        this.settings,
+        result.byRun === true || isBreakerFailure(result),
+        probe,
+      ),
+    );
+    return result;
+  }
+
+  #see(state: BreakerState): void {
+    if (state === this.state) return;
+    this.state = state;
+    this.onBreaker?.(this.tool, state);
   }
 }
 
@@ -187,7 +257,7 @@ export class ToolPolicies {
   guardFor(tool: AnyTool): ToolGuard {
     let guard = this.#guards.get(tool);
     if (guard === undefined) {
-      guard = new ToolGuard(tool.name, this.policyOf(tool), this.#options.onBreaker);
+      guard = new ToolGuard(tool.name, this.policyOf(tool), this.#options.onBreaker, this.#options.breakers);
       this.#guards.set(tool, guard);
     }
     return guard;
