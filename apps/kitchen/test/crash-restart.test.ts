@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalEvent, RunEvent } from 'reins';
 import { PG_URL } from './backends.js';
 
@@ -23,12 +23,17 @@ interface Child {
   kill(): Promise<void>;
 }
 
+/** Every child started, so a failing test still kills its servers (afterEach). */
+const children = new Set<ReturnType<typeof spawn>>();
+
 async function startChild(env: Record<string, string>): Promise<Child> {
   const child = spawn(process.execPath, [FIXTURE], {
     cwd: ROOT,
     env: { PATH: process.env['PATH'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  children.add(child);
+  child.once('exit', () => children.delete(child));
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
   child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
@@ -161,6 +166,10 @@ beforeAll(() => {
   );
   execFileSync(process.execPath, [tsc, '-b', ...configs], { cwd: ROOT, stdio: 'inherit' });
 }, 120_000);
+
+afterEach(() => {
+  for (const child of children) child.kill('SIGKILL');
+});
 
 afterAll(async () => {
   const client = new pg.Client({ connectionString: PG_URL });

@@ -67,6 +67,11 @@ export class EventLog {
     return this.#closed;
   }
 
+  /** True when events are stored before readers see them (`DurableLog`). */
+  get durable(): boolean {
+    return this.#writer !== undefined;
+  }
+
   /** Stopped (ended or paused) where the run is now, and readers can see it: every event is published. */
   get stoppedVisibly(): boolean {
     // Replaying, a recorded pause is passed through (the history goes on past it).
@@ -100,9 +105,9 @@ export class EventLog {
     event.runId = this.runId;
     event.seq = this.#events.length;
     event.at = at;
-    this.#pausedInHistory = false;
     this.#events.push(event as RunEvent);
-    this.#note(event as RunEvent);
+    if (this.#pausedInHistory) this.#pausedInHistory = false;
+    if (event.type === 'done') this.#note(event as RunEvent);
     if (this.#writer !== undefined) this.#writer.enqueue(event as RunEvent);
     else {
       this.#waiters.drain();

@@ -266,9 +266,9 @@ export class RunHandle implements AgentRun {
     const log = this.#log;
     // A run that cannot pause stops once: its record is ready when the loop has finished.
     if (this.#approvals === undefined && this.#clarifications === undefined)
-      return (this.#result ??= this.#finished
-        .then(() => log.persisted())
-        .then(() => buildRunRecord(log.published)));
+      return (this.#result ??= log.durable
+        ? this.#finished.then(() => log.persisted()).then(() => buildRunRecord(log.published))
+        : this.#finished.then(() => buildRunRecord(log.events))); // no store: nothing to wait for
     // A running log's stop count grows by one at its next stop; a stopped one's is final until it resumes.
     const stops = log.closed ? log.stops : log.stops + 1;
     if (this.#result === undefined || this.#resultStops !== stops) {
