@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { MAX_ANSWER_CHARS } from 'reins';
 import { ApiError } from './http-error.js';
+import { checkBodyText } from './refuse-bad-text.js';
 
 /** `POST /v1/runs/:id/answer`: which question, and the answer (a candidate's value or free text). */
 export interface AnswerRequest {
@@ -27,6 +28,7 @@ export async function readAnswerRequest(c: Context): Promise<AnswerRequest> {
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body))
     throw invalid('the body must be a JSON object');
+  checkBodyText(body); // a control character in any field (or key): 400 naming it
   const { questionId, answer, ...rest } = body as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) throw invalid(`unknown field(s): ${extra.join(', ')}`);

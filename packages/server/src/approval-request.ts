@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { ApiError } from './http-error.js';
+import { checkBodyText } from './refuse-bad-text.js';
 
 /** `POST /v1/runs/:id/approve`: which act, the hash of the exact input shown, and the answer. */
 export interface ApprovalRequest {
@@ -29,6 +30,7 @@ export async function readApprovalRequest(c: Context): Promise<ApprovalRequest> 
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw invalid('the body must be a JSON object');
   }
+  checkBodyText(body); // a control character in any field (or key): 400 naming it
   const { actId, inputHash, approve, ...rest } = body as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) throw invalid(`unknown field(s): ${extra.join(', ')}`);

@@ -22,6 +22,7 @@ import { RunRegistry } from './run-registry.js';
 import { DurableRuns, type RecoveryReport } from './durable-runs.js';
 import { Conversations } from './conversations.js';
 import { conversationRoutes } from './routes/conversations.js';
+import { refuseBadText } from './refuse-bad-text.js';
 import { agentRoutes } from './routes/agents.js';
 import { opsRoutes } from './routes/ops.js';
 import { runRoutes } from './routes/runs.js';
@@ -204,6 +205,8 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     c.set('principal', principal);
     await next();
   });
+  // Path and query parameters and Last-Event-ID with a NUL or another control character: 400.
+  app.use('/v1/*', refuseBadText());
   app.route('/v1/agents', agentRoutes(state));
   app.route('/v1/runs', runRoutes(state));
   app.route('/v1/conversations', conversationRoutes(state));

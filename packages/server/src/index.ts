@@ -11,6 +11,8 @@ export type {
   RolloutLike,
 } from './server-options.js';
 export { ApiError, type ApiErrorCode, type ApiErrorBody } from './http-error.js';
+export { badCharacter, findBadText, printable, type BadText } from './request-text.js';
+export { routeParams } from './refuse-bad-text.js';
 export type { RunOptions } from './run-options.js';
 export type { AgentListing } from './routes/agents.js';
 export { memoryCounterStore, type CounterStore, type WindowCount } from './counter-store.js';

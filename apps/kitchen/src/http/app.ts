@@ -10,6 +10,7 @@ import { mealPlanRoutes } from './routes/meal-plan-routes.js';
 import { memoryRoutes } from './routes/memory-routes.js';
 import { preferenceRoutes } from './routes/preference-routes.js';
 import { recipeRoutes } from './routes/recipe-routes.js';
+import { refuseBadText } from './refuse-bad-text.js';
 import { requireSession, type AuthVariables } from './session-auth.js';
 import { webAssets, type WebAssetsOptions } from './web-assets.js';
 
@@ -50,6 +51,8 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
         errorResponse(c, new KitchenError('PAYLOAD_TOO_LARGE', `request body over ${maxSize} bytes`)),
     }),
   );
+  // Path and query parameters with a NUL or another control character: 400 naming the field.
+  app.use('/api/*', refuseBadText());
 
   app.get('/health', async (c) => {
     await services.env.db.query('SELECT 1');

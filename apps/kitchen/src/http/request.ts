@@ -1,18 +1,25 @@
 import type { Context } from 'hono';
 import { invalid } from '../domain/errors.js';
+import { checkBody } from './refuse-bad-text.js';
 
-/** The JSON body; an empty body reads as `{}` (for actions like "use up" with no options). */
+/**
+ * The JSON body; an empty body reads as `{}` (for actions like "use up" with no options). A
+ * string with a control character, at any depth, is refused here (`refuse-bad-text.ts`).
+ */
 export async function readJson(c: Context): Promise<unknown> {
   const text = await c.req.text();
   if (text.trim() === '') return {};
   const type = c.req.header('content-type') ?? '';
   if (!type.toLowerCase().startsWith('application/json'))
     throw invalid('(body)', 'expected application/json');
+  let body: unknown;
   try {
-    return JSON.parse(text) as unknown;
+    body = JSON.parse(text) as unknown;
   } catch {
     throw invalid('(body)', 'the body is not valid JSON');
   }
+  checkBody(body);
+  return body;
 }
 
 /** Query parameters as one object; each key once (a repeated key is refused, not silently merged). */

@@ -2,6 +2,7 @@ import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Principal } from 'reins';
 import { ApiError, notFound } from '../http-error.js';
+import { checkBodyText } from '../refuse-bad-text.js';
 import { applyRunOptions, readRunOptions, type RunOptions } from '../run-options.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
 import { launchRun, runBudget, type RunRequest } from '../launch-run.js';
@@ -115,6 +116,7 @@ async function readRunRequest(
   if (typeof body !== 'object' || body === null || Array.isArray(body)) {
     throw new ApiError(400, 'INVALID_PARAMETER', 'the body must be a JSON object');
   }
+  checkBodyText(body); // a control character in any field (or key): 400 naming it
   const { agent, input, maxSteps, model, conversationId, ...rest } = body as Record<string, unknown>;
   const extra = Object.keys(rest);
   if (extra.length > 0) throw new ApiError(400, 'INVALID_PARAMETER', `unknown field(s): ${extra.join(', ')}`);
