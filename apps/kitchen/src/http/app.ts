@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { AllowedHosts } from '@reins/server';
 import { KitchenError } from '../domain/errors.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { errorResponse, onError } from './errors.js';
@@ -11,6 +12,7 @@ import { memoryRoutes } from './routes/memory-routes.js';
 import { preferenceRoutes } from './routes/preference-routes.js';
 import { recipeRoutes } from './routes/recipe-routes.js';
 import { requireSession, type AuthVariables } from './session-auth.js';
+import { useSecurityGuards } from './security-guards.js';
 import { webAssets, type WebAssetsOptions } from './web-assets.js';
 
 export interface KitchenAppDeps {
@@ -26,6 +28,8 @@ export interface KitchenAppDeps {
    * paths. Absent: API only.
    */
   readonly web?: WebAssetsOptions;
+  /** `Host` names answered besides the loopback names (DNS rebinding; see `useSecurityGuards`). */
+  readonly allowedHosts?: AllowedHosts;
 }
 
 /**
@@ -39,6 +43,7 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.onError(onError(deps.reportError ?? ((error) => console.error(error))));
+  useSecurityGuards(app, deps.allowedHosts);
   app.notFound((c) =>
     errorResponse(c, new KitchenError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );
