@@ -1,4 +1,5 @@
 import { fileURLToPath } from 'node:url';
+import { parseAllowedHosts } from '@reins/server';
 
 export interface KitchenConfig {
   /** `PORT`, default 8787. */
@@ -32,6 +33,12 @@ export interface KitchenConfig {
    * process, e.g. `http://127.0.0.1:8788/mcp`); unset → a stdio child per process.
    */
   readonly nutritionMcpUrl: string | undefined;
+  /**
+   * `REINS_ALLOWED_HOSTS`: comma-separated `Host` names the server answers besides
+   * `localhost`, `127.0.0.1` and `[::1]` (any port), e.g. `kitchen.example,kitchen.example:8443`
+   * (a name alone: any port). Any other `Host` gets 421 (DNS rebinding). Default: none.
+   */
+  readonly allowedHosts: readonly string[];
 }
 
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.data', import.meta.url));
@@ -56,6 +63,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitchenConfig 
     resumeRuns: onOff('REINS_RESUME_RUNS', env['REINS_RESUME_RUNS'], true),
     runRetentionDays: positiveNumber('REINS_RUN_RETENTION_DAYS', env['REINS_RUN_RETENTION_DAYS'], 30),
     nutritionMcpUrl: httpUrl('NUTRITION_MCP_URL', env['NUTRITION_MCP_URL']),
+    allowedHosts: allowedHosts(env['REINS_ALLOWED_HOSTS']),
   };
 }
 
@@ -75,6 +83,16 @@ function httpUrl(name: string, value: string | undefined): string | undefined {
       `${name} must be an http(s) URL such as http://127.0.0.1:8788/mcp, not ${JSON.stringify(value)}`,
     );
   return url.toString();
+}
+
+function allowedHosts(value: string | undefined): string[] {
+  const hosts = parseAllowedHosts(value);
+  const bad = hosts.find((host) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host));
+  if (bad !== undefined)
+    throw new Error(
+      `REINS_ALLOWED_HOSTS must list host names such as kitchen.example or kitchen.example:8443, not ${JSON.stringify(bad)}`,
+    );
+  return hosts;
 }
 
 function onOff(name: string, value: string | undefined, fallback: boolean): boolean {

@@ -13,6 +13,8 @@ import { memoryLimitStore, type LimitStore } from './limit-store.js';
 import { ModelHealth, type HealthCheck } from './health.js';
 import { ApiError, errorBody, sendError } from './http-error.js';
 import { defaultLogger, safeHeaders } from './logging.js';
+import { hostCheck, LOOPBACK_HOSTS } from './host-check.js';
+import { securityHeaders } from './security-headers.js';
 import { ServerMetrics } from './metrics.js';
 import { QuotaGuard } from './quota.js';
 import { createRedisClient } from './redis-counter-store.js';
@@ -199,6 +201,10 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     const ms = Math.round(performance.now() - started);
     logger.debug({ ...line, ms, headers: safeHeaders(c.req.raw.headers) }, 'request');
   });
+  // Then the headers, on every response (refusals, errors, SSE); then the Host check, before routing.
+  app.use('*', securityHeaders());
+  const allowed = options.allowedHosts ?? [];
+  app.use('*', hostCheck(allowed === 'any' ? 'any' : [...LOOPBACK_HOSTS, ...allowed]));
   app.use('/v1/*', async (c, next) => {
     const principal = await options.authenticate(c.req.raw);
     if (principal === undefined) throw new ApiError(401, 'UNAUTHENTICATED', 'authentication required');

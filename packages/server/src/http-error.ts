@@ -10,7 +10,8 @@ export type ApiErrorCode =
   | 'TOO_MANY_RUNS'
   | 'PAYLOAD_TOO_LARGE'
   | 'NOT_IMPLEMENTED'
-  | 'CONFLICT';
+  | 'CONFLICT'
+  | 'MISDIRECTED_REQUEST';
 
 export interface ApiErrorBody {
   readonly error: { readonly code: ApiErrorCode; readonly message: string };

@@ -10,6 +10,19 @@ export type {
   ServerDeps,
   RolloutLike,
 } from './server-options.js';
+export {
+  securityHeaders,
+  SECURITY_HEADERS,
+  FRAME_ANCESTORS_CSP,
+  type SecurityHeadersOptions,
+} from './security-headers.js';
+export {
+  hostCheck,
+  hostAllowed,
+  parseAllowedHosts,
+  LOOPBACK_HOSTS,
+  type AllowedHosts,
+} from './host-check.js';
 export { ApiError, type ApiErrorCode, type ApiErrorBody } from './http-error.js';
 export { badCharacter, findBadText, printable, type BadText } from './request-text.js';
 export { routeParams } from './refuse-bad-text.js';

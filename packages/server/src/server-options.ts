@@ -14,6 +14,7 @@ import type {
   RunLimits,
 } from 'reins';
 import type { LimitStore } from './limit-store.js';
+import type { AllowedHosts } from './host-check.js';
 import type { HealthCheck } from './health.js';
 import type { Logger } from './logging.js';
 import type { QuotaOptions } from './quota.js';
@@ -140,6 +141,13 @@ export interface ReinsServerOptions {
   readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
   /** Messages that cancel the caller's runs; default `DEFAULT_STOP_PHRASES`. */
   readonly stopPhrases?: readonly string[];
+  /**
+   * DNS rebinding: the `Host` names the server answers besides this machine's loopback names
+   * (`localhost`, `127.0.0.1`, `[::1]`, any port; always allowed), e.g. `['kitchen.example']`
+   * (any port) or `['kitchen.example:8443']`. Any other `Host` gets 421 `MISDIRECTED_REQUEST`
+   * before routing. `'any'` turns the check off (a proxy in front checks it). Default: none.
+   */
+  readonly allowedHosts?: AllowedHosts;
   /** The client address for the rate limit; default the socket's remote address. */
   readonly clientIp?: (c: Context) => string;
   readonly deps?: Partial<ServerDeps>;

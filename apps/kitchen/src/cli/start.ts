@@ -57,6 +57,7 @@ export async function startApp(
       nutrition: nutrition.lookup,
       nutritionHealth: nutrition.health,
       ...(config.redisUrl === undefined ? {} : { redis: config.redisUrl }),
+      allowedHosts: config.allowedHosts,
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,

@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
+import type { AllowedHosts } from '@reins/server';
 import { KitchenError } from '../domain/errors.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { errorResponse, onError } from './errors.js';
@@ -12,6 +13,7 @@ import { preferenceRoutes } from './routes/preference-routes.js';
 import { recipeRoutes } from './routes/recipe-routes.js';
 import { refuseBadText } from './refuse-bad-text.js';
 import { requireSession, type AuthVariables } from './session-auth.js';
+import { useSecurityGuards } from './security-guards.js';
 import { webAssets, type WebAssetsOptions } from './web-assets.js';
 
 export interface KitchenAppDeps {
@@ -27,6 +29,8 @@ export interface KitchenAppDeps {
    * paths. Absent: API only.
    */
   readonly web?: WebAssetsOptions;
+  /** `Host` names answered besides the loopback names (DNS rebinding; see `useSecurityGuards`). */
+  readonly allowedHosts?: AllowedHosts;
 }
 
 /**
@@ -40,6 +44,7 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.onError(onError(deps.reportError ?? ((error) => console.error(error))));
+  useSecurityGuards(app, deps.allowedHosts);
   app.notFound((c) =>
     errorResponse(c, new KitchenError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );

@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { extname, resolve, sep } from 'node:path';
 import type { Context, MiddlewareHandler } from 'hono';
+import { SECURITY_HEADERS as COMMON_HEADERS } from '@reins/server';
 
 export interface WebAssetsOptions {
   /** The built pages (`apps/web/dist`): index.html and assets/. */
@@ -48,11 +49,10 @@ export function isApiPath(path: string): boolean {
   return API_EXACT.includes(path) || API_PREFIXES.some((p) => path.startsWith(p));
 }
 
+/** The headers every response carries (`@reins/server`'s, one source) plus the page's own. */
 const SECURITY_HEADERS: Record<string, string> = {
+  ...COMMON_HEADERS,
   'Content-Security-Policy': WEB_CSP,
-  'X-Content-Type-Options': 'nosniff',
-  'Referrer-Policy': 'no-referrer',
-  'X-Frame-Options': 'DENY',
   'Cross-Origin-Opener-Policy': 'same-origin',
 };
 

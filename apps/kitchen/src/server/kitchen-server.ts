@@ -8,10 +8,12 @@ import {
   type ReinsServer,
   type ConversationsOptions,
   type DurableRunsOptions,
+  type AllowedHosts,
 } from '@reins/server';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
 import { createKitchenApp } from '../http/app.js';
+import { useSecurityGuards } from '../http/security-guards.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { kitchenAuthenticate } from './authenticate.js';
 
@@ -33,6 +35,11 @@ export interface KitchenServerOptions {
   readonly durable?: DurableRunsOptions;
   /** Where conversations are kept (default: in memory). */
   readonly conversations?: ConversationsOptions;
+  /**
+   * `Host` names answered besides the loopback names (`REINS_ALLOWED_HOSTS`); any other gets
+   * 421 `MISDIRECTED_REQUEST` on every path (DNS rebinding). `'any'`: no check.
+   */
+  readonly allowedHosts?: AllowedHosts;
   /**
    * Adds routes after the API, e.g. the web UI's static files at `/` (the web app owns that
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
@@ -82,16 +89,26 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.durable === undefined ? {} : { durable: options.durable }),
     ...(options.conversations === undefined ? {} : { conversations: options.conversations }),
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
   });
   const logger = options.logger;
   const api = createKitchenApp({
     services,
+    ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(logger === undefined
       ? {}
       : { reportError: (error: unknown) => logger.error({ err: error }, 'kitchen api error') }),
   });
 
   const app = new Hono();
+  // A bug in a route `extend` added: a JSON 500 like the APIs' (with the headers), logged.
+  app.onError((error, c) => {
+    if (logger === undefined) console.error(error);
+    else logger.error({ err: error, path: c.req.path }, 'unhandled error');
+    return c.json({ error: { code: 'INTERNAL', message: 'internal error' } }, 500);
+  });
+  // Every response of the origin (the page, its files, `extend`'s routes too) gets the headers.
+  useSecurityGuards(app, options.allowedHosts);
   const toReins = (c: { req: { raw: Request }; env: unknown }) => reins.app.fetch(c.req.raw, c.env);
   app.all('/v1/*', toReins);
   app.get('/health', toReins);
