@@ -220,8 +220,8 @@ const MUTANTS = [
   [
     'breaker never opens',
     `${src}policies/tool-policies.ts`,
-    '    if (policy.breaker !== false) {\n      this.#counter',
-    '    if (false) {\n      this.#counter',
+    '    } else if (policy.breaker !== false) {\n      this.#counter',
+    '    } else if (false) {\n      this.#counter',
   ],
   [
     'tools that change something are retried',
@@ -296,6 +296,21 @@ const MUTANTS = [
     `${src}answer-format.ts`,
     'format.finalize === undefined',
     'true',
+  ],
+  // The server's limits (the memory store; the Redis store runs the same contract and HTTP tests).
+  [
+    'quota reservation not checked',
+    'packages/server/src/limit-store.ts',
+    'if (!force && q.used + held + hold.amount > limit) return { ok: false, used: q.used, held };',
+    '',
+    ['packages/server/test/limit-store.test.ts', 'packages/server/test/limits.test.ts'],
+  ],
+  [
+    'running-run cap not enforced',
+    'packages/server/src/limit-store.ts',
+    'if (!set.has(slotId) && !force && set.size >= max) return { ok: false, count: set.size };',
+    '',
+    ['packages/server/test/limit-store.test.ts', 'packages/server/test/limits.test.ts'],
   ],
 ];
 
