@@ -45,6 +45,20 @@ async function boot(store: RunStore, model: Model, placed: string[], resume = tr
   return { ...started, report };
 }
 
+/** A run left running in `store` by a server that went away during its model call. */
+async function leftRunning(store: RunStore): Promise<string> {
+  const first = await boot(store, stuckModel, []);
+  const client = await openSse(`${first.url}/v1/runs`, {
+    body: { agent: 'shop', input: 'hello' },
+    headers: as('alice'),
+  });
+  await client.waitFor((f) => f.event === 'start');
+  const runId = (client.events[0] as RunEvent).runId;
+  await first.close();
+  client.destroy();
+  return runId;
+}
+
 describe('durable runs over HTTP: a run outlives its server', () => {
   it('a paused run is read, replayed, approved and completed by the next server; the tool runs once', async () => {
     const store = memoryRunStore();
@@ -97,15 +111,7 @@ describe('durable runs over HTTP: a run outlives its server', () => {
   it('a run that was running is resumed at start from its last completed step (the model call is repeated)', async () => {
     const store = memoryRunStore();
     const placed: string[] = [];
-    const first = await boot(store, stuckModel, placed);
-    const client = await openSse(`${first.url}/v1/runs`, {
-      body: { agent: 'shop', input: 'hello' },
-      headers: as('alice'),
-    });
-    await client.waitFor((f) => f.event === 'start');
-    const runId = (client.events[0] as RunEvent).runId;
-    await first.close();
-    client.destroy();
+    const runId = await leftRunning(store);
 
     const second = await boot(store, scriptModel([final('hello to you')]), placed);
     expect(second.report).toMatchObject({ resumed: 1 });
@@ -120,15 +126,7 @@ describe('durable runs over HTTP: a run outlives its server', () => {
   it('with resuming off, a run that was running ends stopped/interrupted with a notice; cancel and answer see it ended', async () => {
     const store = memoryRunStore();
     const placed: string[] = [];
-    const first = await boot(store, stuckModel, placed);
-    const client = await openSse(`${first.url}/v1/runs`, {
-      body: { agent: 'shop', input: 'hello' },
-      headers: as('alice'),
-    });
-    await client.waitFor((f) => f.event === 'start');
-    const runId = (client.events[0] as RunEvent).runId;
-    await first.close();
-    client.destroy();
+    const runId = await leftRunning(store);
 
     const second = await boot(store, stuckModel, placed, false);
     expect(second.report).toEqual({ resumed: 0, rebuiltPaused: 0, interrupted: 1, failed: 0 });
@@ -143,20 +141,6 @@ describe('durable runs over HTTP: a run outlives its server', () => {
 });
 
 describe('a run found running after a restart is rebuilt once', () => {
-  /** A run left running in `store` by a server that went away during its model call. */
-  async function leftRunning(store: RunStore): Promise<string> {
-    const first = await boot(store, stuckModel, []);
-    const client = await openSse(`${first.url}/v1/runs`, {
-      body: { agent: 'shop', input: 'hello' },
-      headers: as('alice'),
-    });
-    await client.waitFor((f) => f.event === 'start');
-    const runId = (client.events[0] as RunEvent).runId;
-    await first.close();
-    client.destroy();
-    return runId;
-  }
-
   /** A model that counts its calls and answers after a moment. */
   function countingModel() {
     const calls: number[] = [];
