@@ -31,6 +31,8 @@ import { runRoutes } from './routes/runs.js';
 import type { ReinsServerOptions, ServerDeps } from './server-options.js';
 import type { AppEnv, ServerState } from './server-state.js';
 import { stopPhraseMatcher } from './stop-phrase.js';
+import { SharedMode, type SharedRole } from './shared/shared-mode.js';
+import { setMaxListeners } from 'node:events';
 
 /** The server: a hono app (mount it anywhere, or `serve` it) and what it holds. */
 export interface ReinsServer {
@@ -40,11 +42,19 @@ export interface ReinsServer {
   readonly quota: QuotaGuard;
   /** Durable runs (when a run store is configured). */
   readonly durable: DurableRuns | undefined;
+  /** The shared mode's parts (queue, bus, API side, worker), when `shared` is configured. */
+  readonly shared: SharedMode | undefined;
   /**
    * Durable runs, once at start: resumes the runs the store has running (or ends them
    * `interrupted`), rebuilds the paused ones, and sweeps runs past their retention (then daily).
    */
   recover(): Promise<RecoveryReport | undefined>;
+  /**
+   * Graceful shutdown, before `close`: open streams end with a `reconnect` event (the client
+   * follows the run on another instance), JSON waits get 503; a worker stops taking jobs and
+   * hands back the runs still held after its grace period.
+   */
+  drain(): Promise<void>;
   /**
    * Closes the Redis client it created (not one it was given). Without a run store, cancels
    * unfinished runs (paused ones too); with one, stops storing and stops them where their
@@ -87,13 +97,16 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   if (rollouts.length > 0) metrics.watchRollouts(options.rollouts ?? {});
   const limits = options.limits ?? {};
 
+  if (options.shared !== undefined && options.durable === undefined) {
+    throw new Error('shared mode needs a durable run store shared by every instance (options.durable)');
+  }
+  // Shared mode: the limits and breakers are shared too (the same Redis unless told otherwise).
+  const redisOption = options.redis ?? options.shared?.redisUrl;
   const ownRedis =
-    typeof options.redis === 'string'
-      ? createRedisClient(options.redis, (error) =>
-          logger.debug({ err: error.message }, 'redis client error'),
-        )
+    typeof redisOption === 'string'
+      ? createRedisClient(redisOption, (error) => logger.debug({ err: error.message }, 'redis client error'))
       : undefined;
-  const redis = ownRedis ?? (typeof options.redis === 'object' ? options.redis : undefined);
+  const redis = ownRedis ?? (typeof redisOption === 'object' ? redisOption : undefined);
   const store: LimitStore =
     options.limitStore ??
     (redis === undefined
@@ -130,14 +143,21 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   });
   const durable =
     options.durable === undefined ? undefined : new DurableRuns(options.durable, logger, metrics);
+  const draining = new AbortController();
+  setMaxListeners(0, draining.signal); // one listener per open stream
   const conversations = new Conversations(
     options.conversations ?? { store: memoryConversationStore() },
     logger,
   );
+  const shareState: { shared: SharedMode | undefined } = { shared: undefined };
   const state: ServerState = {
     agents,
     registry,
     durable,
+    get shared() {
+      return shareState.shared?.api;
+    },
+    draining: draining.signal,
     conversations,
     metrics,
     quota,
@@ -165,6 +185,14 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     },
   };
 
+  const prefix = options.redisPrefix ?? 'reins:';
+  const sharedMode =
+    options.shared === undefined || durable === undefined
+      ? undefined
+      : new SharedMode(options.shared, prefix, state, durable, options.shared.instanceId ?? deps.newId());
+  shareState.shared = sharedMode;
+  const role: SharedRole | undefined = sharedMode?.role;
+
   const checks = new Map<string, HealthCheck>([
     [
       'store',
@@ -184,6 +212,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
         : () => store.ping(),
     ],
     ['breakers', breakerCheck(options.agents, policies ?? defaultToolPolicies)],
+    ...(sharedMode === undefined ? [] : [['queue', queueCheck(sharedMode)] as const]),
     ...Object.entries(options.healthChecks ?? {}),
   ]);
 
@@ -213,9 +242,12 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   });
   // Path and query parameters and Last-Event-ID with a NUL or another control character: 400.
   app.use('/v1/*', refuseBadText());
-  app.route('/v1/agents', agentRoutes(state));
-  app.route('/v1/runs', runRoutes(state));
-  app.route('/v1/conversations', conversationRoutes(state));
+  // A worker of the shared mode serves no API (only `/health` and `/metrics`).
+  if (role !== 'worker') {
+    app.route('/v1/agents', agentRoutes(state));
+    app.route('/v1/runs', runRoutes(state));
+    app.route('/v1/conversations', conversationRoutes(state));
+  }
   app.route('/', opsRoutes(state, checks, deps.now()));
 
   let sweeper: ReturnType<typeof setInterval> | undefined;
@@ -225,9 +257,15 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     metrics,
     quota,
     durable,
+    shared: sharedMode,
     recover: async () => {
       if (durable === undefined) return undefined;
-      const report = await durable.recover(state);
+      // Shared mode: nothing is resumed here — a run whose worker died is handed to another
+      // worker by the queue's stalled-job check. A worker starts taking jobs now.
+      const report =
+        sharedMode === undefined
+          ? await durable.recover(state)
+          : (await sharedMode.start(), { resumed: 0, rebuiltPaused: 0, interrupted: 0, failed: 0 });
       const sweep = (): void => {
         durable.sweep(deps.now()).catch((error: unknown) => logger.warn({ err: error }, 'run sweep failed'));
         conversations.store
@@ -239,9 +277,18 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       sweeper.unref();
       return report;
     },
+    drain: async () => {
+      draining.abort();
+      await sharedMode?.drain();
+    },
     close: async () => {
       clearInterval(sweeper);
-      if (durable === undefined) registry.cancelAll();
+      if (sharedMode !== undefined) {
+        draining.abort();
+        await sharedMode.close();
+        // Followed here, held elsewhere: nothing to stop but the subscriptions.
+        registry.abandonAll();
+      } else if (durable === undefined) registry.cancelAll();
       else {
         durable.close(); // first: the runs' cancellations are not stored
         registry.abandonAll();
@@ -249,6 +296,16 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       if (ownRedis !== undefined) ownRedis.disconnect();
     },
   };
+}
+
+/** The shared mode's queue: its depth (what workers are scaled on) and what this worker holds. */
+function queueCheck(shared: SharedMode): HealthCheck {
+  return async () => ({
+    status: 'up',
+    role: shared.role,
+    ...(await shared.depth()),
+    ...(shared.worker === undefined ? {} : { holding: shared.worker.holding }),
+  });
 }
 
 function socketAddress(c: Context): string {

@@ -59,11 +59,14 @@ export class DurableRuns {
     return this.#store;
   }
 
-  /** The `durable` option of a run: its events go to the store (nothing after `close`). */
-  sinkFor(runId: string) {
+  /**
+   * The `durable` option of a run: its events go to the store — nothing after `close`, nor
+   * once `gate` is closed (this process let go of the run: another one takes it from its log).
+   */
+  sinkFor(runId: string, gate: { readonly open: boolean } = { open: true }) {
     return {
       sink: (events: Parameters<RunStore['append']>[1]) =>
-        this.#closed ? Promise.resolve() : this.#store.append(runId, events),
+        this.#closed || !gate.open ? Promise.resolve() : this.#store.append(runId, events),
       ...(this.#options.releaseAfterMs === undefined ? {} : { releaseAfterMs: this.#options.releaseAfterMs }),
       onError: (error: unknown) => {
         this.#metrics.runStoreFailures.inc();
@@ -172,7 +175,7 @@ export class DurableRuns {
       return { entry: await this.#endInterrupted(s, loaded), how: 'interrupted' };
     }
     if (run.status === 'running' || paused) {
-      const rebuilt = await this.#rebuild(s, loaded);
+      const rebuilt = await this.rebuild(s, loaded);
       return { ...rebuilt, how: rebuilt.how ?? (paused ? 'rebuilt_paused' : 'resumed') };
     }
     const entry = s.registry.add(
@@ -185,8 +188,16 @@ export class DurableRuns {
     return { entry, how: 'ended' };
   }
 
-  /** Rebuilds a paused or interrupted run from its log; a run that cannot be rebuilt is ended `interrupted`. */
-  async #rebuild(s: ServerState, loaded: LoadedRun): Promise<{ entry: RunEntry; how?: 'failed' }> {
+  /**
+   * Rebuilds a paused or interrupted run from its log (a run with no event yet is started); a
+   * run that cannot be rebuilt is ended `interrupted`. A worker of the shared mode watches it
+   * `until` its next stop.
+   */
+  async rebuild(
+    s: ServerState,
+    loaded: LoadedRun,
+    until: 'stop' | 'end' = 'end',
+  ): Promise<{ entry: RunEntry; how?: 'failed' }> {
     const { run, events } = loaded;
     const request = readRequestRecord(run.agent, run.request);
     const definition = s.agents.get(run.agent);
@@ -202,7 +213,10 @@ export class DurableRuns {
       { runId: run.runId, status: run.status, events: events.length },
       'run rebuilt from its log',
     );
-    const entry = launchRun(s, resolved, request, run.runId, events);
+    const entry = launchRun(s, resolved, request, run.runId, {
+      history: events.length === 0 ? undefined : events, // no event yet: a run queued, started now
+      until,
+    });
     // A paused run can be answered once its replay has reached the pause (a moment): whoever
     // asked for it (a request answering it, `recover()`) waits for that, at most `stopWaitMs`.
     if (isPausedStatus(run.status)) await within(entry.run.result, s.limits.stopWaitMs);

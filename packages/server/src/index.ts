@@ -64,3 +64,6 @@ export {
   type ConversationsOptions,
   type TurnAbout,
 } from './conversations.js';
+export { SharedMode, SHARED_ROLES, type SharedModeOptions, type SharedRole } from './shared/shared-mode.js';
+export type { RunWorkerOptions } from './shared/run-worker.js';
+export type { SharedApiOptions } from './shared/shared-api.js';

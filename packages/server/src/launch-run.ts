@@ -28,6 +28,19 @@ export interface RunRequest {
   readonly context?: string | undefined;
 }
 
+/** How a run is launched: from scratch, or rebuilt from its stored `history`. */
+export interface LaunchOptions {
+  /** The stored log to rebuild the run from (replayed, then continued). */
+  readonly history?: readonly RunEvent[] | undefined;
+  /** The hold its admission took (a new run); absent: taken again here (rebuilt, or started by a worker). */
+  readonly admitted?: RunHold | undefined;
+  /**
+   * How far this process watches the run: to its `end` (default), or to its next `stop` — a
+   * worker of the shared mode, which lets go of a paused run (its hold stays reserved).
+   */
+  readonly until?: 'stop' | 'end';
+}
+
 /**
  * Starts (or, with `history`, rebuilds) a run of `definition`, registers it and watches it.
  * A new run comes with the `hold` its admission took; a rebuilt one takes its hold again here
@@ -38,11 +51,12 @@ export function launchRun(
   definition: AgentDefinition,
   request: RunRequest,
   runId: string,
-  history?: readonly RunEvent[],
-  admitted?: RunHold,
+  launch: LaunchOptions = {},
 ): RunEntry {
+  const { history, admitted } = launch;
   const { model, limits } = applyRunOptions(definition, request.options);
   const controller = new AbortController();
+  const gate = { open: true }; // closed when this process lets go of the run (nothing more is stored)
   const instructions = [definition.instructions, request.context].filter((x) => x !== undefined && x !== '');
   const run = startRun(definition, {
     query: request.query,
@@ -59,10 +73,17 @@ export function launchRun(
     signal: controller.signal,
     ...(s.policies === undefined ? {} : { policies: s.policies }),
     ...(s.deps.run === undefined ? {} : { deps: s.deps.run }),
-    ...(s.durable === undefined ? {} : { durable: s.durable.sinkFor(runId) }),
+    ...(s.durable === undefined ? {} : { durable: s.durable.sinkFor(runId, gate) }),
     ...(history === undefined ? {} : { history }),
   });
-  const entry = s.registry.add(runId, request.principal.id, request.agent, run, () => controller.abort());
+  const entry = s.registry.add(
+    runId,
+    request.principal.id,
+    request.agent,
+    run,
+    () => controller.abort(),
+    gate,
+  );
   const { conversationId } = request;
   if (conversationId !== undefined && s.conversations !== undefined) {
     const conversations = s.conversations;
@@ -76,7 +97,7 @@ export function launchRun(
     );
   }
   const hold = admitted ?? rebuiltHold(s, request.principal.id, runId, history ?? [], limits);
-  void watchRun(entry, hold, s.watch, history?.length ?? 0);
+  entry.watched = watchRun(entry, hold, s.watch, history?.length ?? 0, launch.until ?? 'end');
   for (const rollout of s.rollouts) rollout.observe(run).catch(() => undefined);
   return entry;
 }

@@ -24,6 +24,15 @@ export interface RunEntry {
   graceTimer: ReturnType<typeof setTimeout> | undefined;
   /** Dropped by `forget` (its conversation was deleted): nothing is to be written for it any more. */
   forgotten: boolean;
+  /**
+   * Let go of by `release` (shared mode: a worker leaving a paused run, or handing a run back):
+   * nothing more is stored, and its watcher stops without settling its hold.
+   */
+  released: boolean;
+  /** The watcher following the run (metrics, spans, its hold); settles when it stops. */
+  watched: Promise<void> | undefined;
+  /** Closed by `release`: the run's events are no longer stored. */
+  readonly gate: { open: boolean } | undefined;
 }
 
 export interface RunRegistryOptions {
@@ -67,7 +76,14 @@ export class RunRegistry {
     this.#feedTiming = options.feed ?? {};
   }
 
-  add(runId: string, ownerId: string, agent: string, run: AgentRun, cancel: () => void): RunEntry {
+  add(
+    runId: string,
+    ownerId: string,
+    agent: string,
+    run: AgentRun,
+    cancel: () => void,
+    gate?: { open: boolean },
+  ): RunEntry {
     const feed = new RunFeed(run, this.#feedTiming);
     const entry: RunEntry = {
       runId,
@@ -87,6 +103,9 @@ export class RunRegistry {
       clients: 0,
       graceTimer: undefined,
       forgotten: false,
+      released: false,
+      watched: undefined,
+      gate,
     };
     this.#runs.set(runId, entry);
     return entry;
@@ -106,6 +125,24 @@ export class RunRegistry {
   forget(runId: string, ownerId: string): RunEntry | undefined {
     const entry = this.#runs.get(runId);
     if (entry?.ownerId !== ownerId) return undefined;
+    entry.forgotten = true;
+    if (entry.record === undefined) entry.cancel();
+    clearTimeout(entry.graceTimer);
+    this.#runs.delete(runId);
+    this.#finished.delete(runId);
+    return entry;
+  }
+
+  /**
+   * Lets go of a run another process will take from its stored log (shared mode): its store
+   * gate closes first, then it is stopped in memory — nothing of that is stored, no
+   * conversation turn is ended, its watcher leaves its hold as it was — and dropped.
+   */
+  release(runId: string): RunEntry | undefined {
+    const entry = this.#runs.get(runId);
+    if (entry === undefined) return undefined;
+    if (entry.gate !== undefined) entry.gate.open = false;
+    entry.released = true;
     entry.forgotten = true;
     if (entry.record === undefined) entry.cancel();
     clearTimeout(entry.graceTimer);

@@ -23,7 +23,13 @@ export interface WatchEnv {
  * charged, the slot given back at a pause and taken again after it, settled at the end), model
  * health. One watcher per run, independent of clients, so evidence does not depend on anyone listening.
  */
-export async function watchRun(entry: RunEntry, hold: RunHold, env: WatchEnv, fromSeq = 0): Promise<void> {
+export async function watchRun(
+  entry: RunEntry,
+  hold: RunHold,
+  env: WatchEnv,
+  fromSeq = 0,
+  until: 'stop' | 'end' = 'end',
+): Promise<void> {
   const log = env.logger.child({ runId: entry.runId, agent: entry.agent });
   const spans = new RunSpans(env.tracer);
   // act id → tool name, for the observe events (they carry the act id, not the tool).
@@ -35,7 +41,9 @@ export async function watchRun(entry: RunEntry, hold: RunHold, env: WatchEnv, fr
   try {
     // Through every pause to the end: the log goes on after a `done {awaiting_…}`.
     // A run rebuilt after a restart is watched from where its history ends: its past was counted then.
+    // A worker of the shared mode watches to the next pause it sees (then it lets go of the run).
     for await (const event of entry.feed.follow(fromSeq, 'end')) {
+      if (entry.released) break; // let go of: what follows in memory was not stored
       if (paused) {
         paused = false;
         void hold.resume();
@@ -48,6 +56,7 @@ export async function watchRun(entry: RunEntry, hold: RunHold, env: WatchEnv, fr
         void hold.pause();
         runsInFlight.dec();
         runsPaused.inc();
+        if (until === 'stop') break;
       }
       if (!capped && event.seq + 1 > env.maxEventsPerRun) {
         capped = true;
@@ -60,7 +69,8 @@ export async function watchRun(entry: RunEntry, hold: RunHold, env: WatchEnv, fr
     }
   } finally {
     (paused ? runsPaused : runsInFlight).dec();
-    void hold.end();
+    // Paused and let go of (shared mode), or handed back: the hold stays for whoever takes the run.
+    if (!entry.released && !(paused && until === 'stop')) void hold.end();
   }
 
   function observeOne(event: RunEvent): void {

@@ -1,3 +1,4 @@
+import type { SharedModeOptions } from './shared/shared-mode.js';
 import { type AgentRun, type ToolPolicies } from 'reins';
 import type { Tracer } from '@opentelemetry/api';
 import type { Context } from 'hono';
@@ -162,4 +163,11 @@ export interface ReinsServerOptions {
    * named in `start`); `/v1/conversations` lists, reads and forgets them. Default: in memory.
    */
   readonly conversations?: ConversationsOptions;
+  /**
+   * The shared mode: many API instances and workers over one PostgreSQL (the `durable` store,
+   * required) and one Redis (the queue, the bus, the limits and breakers). `role: 'api'`
+   * queues runs and serves every run's events; `'worker'` executes runs from the queue (and
+   * answers only `/health` and `/metrics`); `'all'` does both. See `docs/scaling.md`.
+   */
+  readonly shared?: SharedModeOptions;
 }

@@ -9,6 +9,7 @@ import type { QuotaGuard } from './quota.js';
 import type { RunEntry, RunRegistry } from './run-registry.js';
 import type { DurableRuns } from './durable-runs.js';
 import type { Conversations } from './conversations.js';
+import type { SharedApi } from './shared/shared-api.js';
 import type { WatchEnv } from './run-watcher.js';
 import type { AgentDefinition, AgentFactory, ServerDeps } from './server-options.js';
 
@@ -23,6 +24,10 @@ export interface ServerState {
   readonly registry: RunRegistry;
   /** Durable runs (a run store is configured); absent: runs live in this process only. */
   readonly durable: DurableRuns | undefined;
+  /** Shared mode, API side: runs are queued for workers and followed from the store and the bus. */
+  readonly shared: SharedApi | undefined;
+  /** Aborted when the instance drains: open streams end with a `reconnect` event. */
+  readonly draining: AbortSignal;
   /** Conversations (turns with their task state) and the history a new turn is shown. */
   readonly conversations: Conversations | undefined;
   readonly metrics: ServerMetrics;
@@ -49,6 +54,7 @@ export interface ServerState {
 
 /** The caller's run: held by this process, or read back from the run store; `undefined` for a missing run and for someone else's alike. */
 export function findRun(s: ServerState, runId: string, ownerId: string): Promise<RunEntry | undefined> {
+  if (s.shared !== undefined) return s.shared.find(s, runId, ownerId);
   return s.durable === undefined
     ? Promise.resolve(s.registry.get(runId, ownerId))
     : s.durable.find(s, runId, ownerId);

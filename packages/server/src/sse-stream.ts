@@ -11,6 +11,12 @@ export interface SseOptions {
    * a `LIMIT_EXCEEDED` error; default 1 000. The client can resume with `Last-Event-ID`.
    */
   readonly maxLagEvents: number;
+  /**
+   * Aborted when the instance drains (SIGTERM): the stream ends with a `reconnect` event
+   * (`{code: "SERVER_DRAINING", lastEventId}`) and a `retry:` hint; the run is not cancelled —
+   * the client follows it from another instance with `Last-Event-ID`.
+   */
+  readonly draining?: AbortSignal;
 }
 
 /**
@@ -52,6 +58,14 @@ export function streamRun(
     };
     stream.onAbort(onGone);
     c.req.raw.signal.addEventListener('abort', onGone, { once: true });
+    let drained = false;
+    const onDrain = (): void => {
+      drained = true;
+      void cursor.return?.();
+    };
+    if (options.draining?.aborted === true) onDrain();
+    else options.draining?.addEventListener('abort', onDrain, { once: true });
+    let lastSent = fromSeq - 1;
     const keepAlive = startKeepAlive(stream, options.keepAliveMs);
     // Replaying what was already logged is not falling behind: lag counts from here on.
     const liveFrom = entry.events.length;
@@ -74,13 +88,30 @@ export function streamRun(
           break;
         }
         await writeEvent(stream, event);
+        lastSent = event.seq;
       }
+      if (drained && !gone) await writeReconnect(stream, entry.runId, lastSent);
     } finally {
       clearInterval(keepAlive);
       c.req.raw.signal.removeEventListener('abort', onGone);
+      options.draining?.removeEventListener('abort', onDrain);
       onOpenChange(-1);
       if (!gone) detach(false);
     }
+  });
+}
+
+/** The last frame of a stream its instance is draining: where to resume, and when. */
+function writeReconnect(stream: SSEStreamingApi, runId: string, lastEventId: number): Promise<void> {
+  return stream.writeSSE({
+    event: 'reconnect',
+    retry: 1_000,
+    data: JSON.stringify({
+      runId,
+      code: 'SERVER_DRAINING',
+      message: 'this server is shutting down: the run goes on; follow it again with Last-Event-ID',
+      lastEventId,
+    }),
   });
 }
 

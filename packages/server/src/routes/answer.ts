@@ -37,7 +37,8 @@ export function answerHandlers(s: ServerState) {
       throw new ApiError(409, 'CONFLICT', 'the run is not waiting for an answer');
     }
     const from = entry.events.length;
-    const result = entry.run.answer({ questionId: request.questionId, value: request.answer, by: principal });
+    const answer = { questionId: request.questionId, value: request.answer, by: principal };
+    const result = s.shared === undefined ? entry.run.answer(answer) : await s.shared.answer(entry, answer);
     entry.feed.poke();
     const log = s.logger.child({ runId: entry.runId, agent: entry.agent });
     if (!result.ok) {

@@ -35,7 +35,10 @@ export function approveHandlers(s: ServerState) {
     const request = await readApprovalRequest(c);
     // While paused the log ends with the pause's `done`: the continuation starts right after it.
     const from = entry.events.length;
-    const answer = entry.run.approve({ by: principal, ...request });
+    const decision = { by: principal, ...request };
+    // Shared mode: the worker that takes the paused run answers it (a round trip over the queue).
+    const answer =
+      s.shared === undefined ? entry.run.approve(decision) : await s.shared.approve(entry, decision);
     entry.feed.poke(); // answered (or just expired): the run goes on
     const log = s.logger.child({ runId: entry.runId, agent: entry.agent });
     if (!answer.ok) {

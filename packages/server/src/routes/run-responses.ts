@@ -17,7 +17,11 @@ export function wantsStream(c: Context): boolean {
 
 /** SSE of the run's events from `fromSeq` to its next stop (its end or a pause). */
 export function stream(c: Context, s: ServerState, entry: RunEntry, fromSeq: number): Response {
-  const options = { keepAliveMs: s.limits.keepAliveMs, maxLagEvents: s.limits.maxStreamLagEvents };
+  const options = {
+    keepAliveMs: s.limits.keepAliveMs,
+    maxLagEvents: s.limits.maxStreamLagEvents,
+    draining: s.draining,
+  };
   return streamRun(c, entry, fromSeq, s.registry, options, (delta) => s.metrics.openStreams.inc(delta));
 }
 
@@ -33,12 +37,27 @@ export async function json(c: Context, s: ServerState, entry: RunEntry, fromSeq:
   const signal = c.req.raw.signal;
   const onGone = (): void => detach(true);
   signal.addEventListener('abort', onGone, { once: true });
+  let refuse = (): void => undefined;
+  const drained = new Promise<never>((_, reject) => {
+    refuse = (): void =>
+      reject(
+        new ApiError(
+          503,
+          'SERVICE_UNAVAILABLE',
+          `this server is shutting down: the run goes on; read it with GET /v1/runs/${entry.runId}`,
+        ),
+      );
+    if (s.draining.aborted) refuse();
+    else s.draining.addEventListener('abort', refuse, { once: true });
+  });
+  drained.catch(() => undefined); // raced below; never unhandled
   try {
-    const record = await nextStop;
+    const record = await Promise.race([nextStop, drained]);
     const document: StopDocument = { record, events: entry.events.slice(fromSeq) };
     return c.json(document);
   } finally {
     signal.removeEventListener('abort', onGone);
+    s.draining.removeEventListener('abort', refuse);
     detach(false);
   }
 }

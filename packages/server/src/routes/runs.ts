@@ -63,7 +63,11 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
               });
         const request: RunRequest = { agent, query: input, principal, options, conversationId, context };
         await s.durable?.create(runId, request, s.deps.now());
-        entry = launchRun(s, resolved, request, runId, undefined, admitted.hold);
+        // Shared mode: a worker takes it from the queue (and takes its hold over, by run id).
+        entry =
+          s.shared === undefined
+            ? launchRun(s, resolved, request, runId, { admitted: admitted.hold })
+            : await s.shared.start(s, runId, principal.id, agent);
       } catch (thrown) {
         await admitted.hold.end(); // never started: nothing is charged, the slot is free again
         throw thrown;
@@ -138,7 +142,9 @@ async function readRunRequest(
 
 /** A stop message: cancels the caller's live runs (no model call) and reports where each stopped. */
 async function stopRuns(s: ServerState, principal: Principal) {
-  const runs = s.registry.unfinished(principal.id); // paused ones too: they end `cancelled`
+  // Paused ones too: they end `cancelled`. Shared mode: wherever they are held.
+  const runs =
+    s.shared === undefined ? s.registry.unfinished(principal.id) : await s.shared.unfinished(s, principal.id);
   for (const entry of runs) entry.cancel();
   await Promise.all(runs.map((entry) => settled(entry, s.limits.stopWaitMs)));
   s.logger.info({ user: principal.id, runIds: runs.map((r) => r.runId) }, 'stop message: runs cancelled');

@@ -1,0 +1,59 @@
+import { Queue } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { ApprovalDecision, ClarifyAnswer } from 'reins';
+
+/** What a job asks of the worker taking the run, besides holding it to its next stop. */
+export type RunAction =
+  | { readonly kind: 'approve'; readonly decision: ApprovalDecision; readonly reply: ReplyTo }
+  | { readonly kind: 'answer'; readonly answer: ClarifyAnswer; readonly reply: ReplyTo }
+  /** The user cancelled a run nobody holds (paused): it ends `cancelled`. */
+  | { readonly kind: 'cancel' }
+  /** A pause's approval or question expires: the run goes on by itself (as a held one would). */
+  | { readonly kind: 'expire' };
+
+export interface ReplyTo {
+  readonly instanceId: string;
+  readonly requestId: string;
+}
+
+/**
+ * One job: take the run (start it, or rebuild it from its stored log), do `action`, and hold
+ * it to its next stop (a pause or its end). The job carries only ids and the user's answer:
+ * the run's request and history are in the run store.
+ */
+export interface RunJob {
+  readonly runId: string;
+  readonly action?: RunAction;
+}
+
+export const QUEUE_NAME = 'runs';
+
+/** BullMQ's key prefix from the server's (`reins:` → `reins`). */
+export function queuePrefix(prefix: string): string {
+  return prefix.replace(/:+$/, '') || 'reins';
+}
+
+/** A connection for BullMQ (its workers need `maxRetriesPerRequest: null`); the caller closes it. */
+export function queueConnection(url: string): Redis {
+  return new Redis(url, { maxRetriesPerRequest: null, connectTimeout: 2_000 });
+}
+
+/** The queue API instances add to (and workers take from). */
+export function runQueue(connection: Redis, prefix: string): Queue<RunJob> {
+  return new Queue<RunJob>(QUEUE_NAME, {
+    connection,
+    prefix: queuePrefix(prefix),
+    defaultJobOptions: {
+      // A job whose worker threw (the store was down) is tried again; a stalled one is handed over.
+      attempts: 5,
+      backoff: { type: 'exponential', delay: 500 },
+      removeOnComplete: true,
+      removeOnFail: { age: 7 * 86_400, count: 10_000 },
+    },
+  });
+}
+
+/** Adds a job; `delayMs` for a pause's expiry. */
+export async function enqueue(queue: Queue<RunJob>, job: RunJob, delayMs = 0): Promise<void> {
+  await queue.add(job.action?.kind ?? 'start', job, delayMs > 0 ? { delay: delayMs } : {});
+}
