@@ -8,7 +8,7 @@ import {
 } from 'reins';
 import type { PgQueryable } from './pg-blob-store.js';
 import { sqlNames, type SqlStoreOptions } from './sql-names.js';
-import { ensureConversationTables } from './sql-schema.js';
+import { createRacing, ensureConversationTables } from './sql-schema.js';
 
 type Row = Record<string, unknown>;
 
@@ -49,7 +49,7 @@ export async function sqlConversationStore(
   options: SqlStoreOptions = {},
 ): Promise<ConversationStore> {
   const names = sqlNames(options, 'sqlConversationStore');
-  await ensureConversationTables(db, names);
+  await createRacing(() => ensureConversationTables(db, names));
   const conversations = names.table('conversations');
   const turns = names.table('conversation_turns');
   const counted = `c.conversation_id, c.owner_id, c.title, c.created_at, c.updated_at, c.expires_at,

@@ -13,7 +13,7 @@ import { AppendBatcher } from './append-batcher.js';
 import { RunCodec } from './codec/index.js';
 import type { PgQueryable } from './pg-blob-store.js';
 import { sqlNames, type SqlStoreOptions } from './sql-names.js';
-import { ensureRunTables, UNFINISHED } from './sql-schema.js';
+import { createRacing, ensureRunTables, UNFINISHED } from './sql-schema.js';
 import { WriterStates } from './writer-states.js';
 
 export interface SqlRunStoreOptions extends SqlStoreOptions {
@@ -54,7 +54,7 @@ const unfinished = (status: StoredRunStatus): boolean => status === 'running' ||
  */
 export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions = {}): Promise<RunStore> {
   const names = sqlNames(options, 'sqlRunStore');
-  await ensureRunTables(db, names);
+  await createRacing(() => ensureRunTables(db, names));
   const runs = names.table('runs');
   const events = names.table('run_events');
   const writers = new WriterStates(options.maxWriterStates ?? 10_000);
@@ -92,10 +92,17 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
   }
 
   async function write(runId: string, batch: readonly RunEvent[], retried: boolean): Promise<void> {
-    const codec = writers.get(runId) ?? (await rebuild(runId)).codec;
+    const cached = writers.get(runId);
+    const codec = cached ?? (await rebuild(runId)).codec;
     const expected = codec.count;
     const fresh = batch.filter((e) => e.seq >= expected);
     if (fresh.length === 0) return;
+    if (cached !== undefined && fresh[0]?.seq !== expected) {
+      // The run went on in another process since this one wrote it (shared mode: another
+      // worker held it): the state is stale, not the batch. Read it again from the rows.
+      writers.drop(runId);
+      return write(runId, batch, retried);
+    }
     fresh.forEach((event, i) => {
       if (event.seq !== expected + i)
         throw new RangeError(`run ${runId}: event seq ${event.seq} leaves a gap after ${expected + i - 1}`);

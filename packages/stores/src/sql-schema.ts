@@ -4,6 +4,26 @@ import type { SqlNames } from './sql-names.js';
 /** The version of each component's tables, recorded in the `schema` table from the first version on. */
 const VERSIONS = { runs: 1, conversations: 1 } as const;
 
+// PostgreSQL's answers when two processes create the same table or index at the same moment
+// (`IF NOT EXISTS` is not atomic across sessions): unique_violation, duplicate_table, duplicate_object.
+const CREATE_RACE = new Set(['23505', '42P07', '42710']);
+
+/**
+ * Creates tables as instances start — several at once in the shared mode: a creation that lost
+ * the race to another instance is tried again (it then finds everything there).
+ */
+export async function createRacing(create: () => Promise<void>, attempts = 3): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await create();
+    } catch (error) {
+      const code = (error as { code?: unknown }).code;
+      if (attempt >= attempts || typeof code !== 'string' || !CREATE_RACE.has(code)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+    }
+  }
+}
+
 async function run(db: PgQueryable, statements: readonly string[]): Promise<void> {
   // One statement per call: PGlite's parameterised `query` takes one, and so does every driver.
   for (const statement of statements) await db.query(statement);

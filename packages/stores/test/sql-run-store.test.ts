@@ -57,6 +57,28 @@ for (const [name, openDatabase] of [
       expect(loaded?.run.eventCount).toBe(7);
     });
 
+    it('instances starting at once on an empty schema all get their tables (a lost creation race is retried)', async () => {
+      const { schema: empty } = await database.fresh();
+      const stores = await Promise.all(
+        Array.from({ length: 6 }, () => sqlRunStore(database.db, { schema: empty })),
+      );
+      await stores[0]?.create(newRun('race-1'));
+      await stores[5]?.append('race-1', events('race-1', 0, 2));
+      expect((await stores[3]?.load('race-1'))?.events).toEqual(events('race-1', 0, 2));
+    });
+
+    it('two processes take turns on one run (shared mode: workers hand it over): each goes on where the other stopped', async () => {
+      const workerA = await sqlRunStore(database.db, { schema });
+      const workerB = await sqlRunStore(database.db, { schema });
+      await workerA.create(newRun('turns-1'));
+      await workerA.append('turns-1', events('turns-1', 0, 3)); // A's state: 3 events
+      await workerB.append('turns-1', events('turns-1', 3, 6)); // B goes on (A's state is now stale)
+      await workerA.append('turns-1', events('turns-1', 6, 8)); // A again: must not see a gap
+      const loaded = await (await sqlRunStore(database.db, { schema })).load('turns-1');
+      expect(loaded?.events).toEqual(events('turns-1', 0, 8));
+      expect(loaded?.run.eventCount).toBe(8);
+    });
+
     it('a writer whose state went stale (a retried batch elsewhere) re-reads the run and skips what is stored', async () => {
       const one = await sqlRunStore(database.db, { schema });
       const two = await sqlRunStore(database.db, { schema });
