@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url';
-import { parseAllowedHosts } from '@reins/server';
+import { parseAllowedHosts, SHARED_ROLES, type SharedRole } from '@reins/server';
 
 export interface KitchenConfig {
   /** `PORT`, default 8787. */
@@ -19,6 +19,8 @@ export interface KitchenConfig {
   readonly seed: 'demo' | 'none';
   /** `REDIS_URL`: quota counters (and the nutrition server's cache) in Redis; unset → in-process. */
   readonly redisUrl: string | undefined;
+  /** `REINS_REDIS_PREFIX`: the prefix of every Redis key and channel the runtime uses (default `reins:`). */
+  readonly redisPrefix: string | undefined;
   /** `KITCHEN_MCP_TOKEN`: the session token `kitchen mcp --stdio` serves as (whose household). */
   readonly mcpToken: string | undefined;
   /**
@@ -39,18 +41,40 @@ export interface KitchenConfig {
    * (a name alone: any port). Any other `Host` gets 421 (DNS rebinding). Default: none.
    */
   readonly allowedHosts: readonly string[];
+  /**
+   * `REINS_MODE=shared` (with `DATABASE_URL` and `REDIS_URL`): this process is one instance
+   * of many — `--role api` (or `REINS_ROLE`) serves the app and queues runs, `worker` executes
+   * them, `all` (default) both. Unset: the embedded default, everything in this process.
+   */
+  readonly shared: SharedConfig | undefined;
+}
+
+export interface SharedConfig {
+  readonly role: SharedRole;
+  /** `REINS_WORKER_CONCURRENCY`: runs one worker holds at once (default 10). */
+  readonly concurrency: number;
+  /** `REINS_WORKER_LOCK_MS`: a killed worker's runs go to another after about this long (default 30 000). */
+  readonly lockMs: number;
+  /** `REINS_DRAIN_GRACE_MS`: on SIGTERM, how long runs may take to stop before they are handed back (default 10 000). */
+  readonly drainGraceMs: number;
+}
+
+/** A setting that is wrong or missing: the message says which, and what it should be. */
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
 }
 
 export const DEFAULT_DATA_DIR = fileURLToPath(new URL('../.data', import.meta.url));
 
-/** The one place configuration is read from the environment. */
-export function readConfig(env: NodeJS.ProcessEnv = process.env): KitchenConfig {
+/** The one place configuration is read from the environment (and `--role`, from `role`). */
+export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string): KitchenConfig {
   const databaseUrl = env['DATABASE_URL'] === '' ? undefined : env['DATABASE_URL'];
   const port = Number(env['PORT'] ?? '8787');
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
-    throw new Error(`PORT is not a port: ${env['PORT']}`);
+    throw new ConfigError(`PORT is not a port: ${env['PORT']}`);
   const seed = env['KITCHEN_SEED'] ?? (databaseUrl === undefined ? 'demo' : 'none');
-  if (seed !== 'demo' && seed !== 'none') throw new Error(`KITCHEN_SEED must be demo or none, not ${seed}`);
+  if (seed !== 'demo' && seed !== 'none')
+    throw new ConfigError(`KITCHEN_SEED must be demo or none, not ${seed}`);
   return {
     port,
     host: '127.0.0.1',
@@ -59,12 +83,52 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env): KitchenConfig 
     dataDir: env['REINS_DATA_DIR'] || DEFAULT_DATA_DIR,
     seed,
     redisUrl: env['REDIS_URL']?.trim() || undefined,
+    redisPrefix: env['REINS_REDIS_PREFIX']?.trim() || undefined,
     mcpToken: env['KITCHEN_MCP_TOKEN']?.trim() || undefined,
     resumeRuns: onOff('REINS_RESUME_RUNS', env['REINS_RESUME_RUNS'], true),
     runRetentionDays: positiveNumber('REINS_RUN_RETENTION_DAYS', env['REINS_RUN_RETENTION_DAYS'], 30),
     nutritionMcpUrl: httpUrl('NUTRITION_MCP_URL', env['NUTRITION_MCP_URL']),
     allowedHosts: allowedHosts(env['REINS_ALLOWED_HOSTS']),
+    shared: sharedConfig(env, role ?? (env['REINS_ROLE']?.trim() || undefined)),
   };
+}
+
+function sharedConfig(env: NodeJS.ProcessEnv, role: string | undefined): SharedConfig | undefined {
+  const mode = env['REINS_MODE']?.trim() || 'embedded';
+  if (mode !== 'embedded' && mode !== 'shared')
+    throw new ConfigError(`REINS_MODE must be embedded or shared, not ${JSON.stringify(env['REINS_MODE'])}`);
+  if (mode === 'embedded') {
+    if (role !== undefined)
+      throw new ConfigError(
+        `--role ${role} needs the shared mode: set REINS_MODE=shared, DATABASE_URL (PostgreSQL) and REDIS_URL`,
+      );
+    return undefined;
+  }
+  const missing = [
+    /^postgres(ql)?:\/\//.test(env['DATABASE_URL'] ?? '') ? undefined : 'DATABASE_URL (a postgres:// URL)',
+    /^rediss?:\/\//.test(env['REDIS_URL']?.trim() ?? '') ? undefined : 'REDIS_URL (a redis:// URL)',
+  ].filter((x) => x !== undefined);
+  if (missing.length > 0)
+    throw new ConfigError(
+      `REINS_MODE=shared needs ${missing.join(' and ')}: every instance shares one PostgreSQL and one Redis`,
+    );
+  const chosen = role ?? 'all';
+  if (!(SHARED_ROLES as readonly string[]).includes(chosen))
+    throw new ConfigError(`--role must be api, worker or all, not ${JSON.stringify(chosen)}`);
+  return {
+    role: chosen as SharedRole,
+    concurrency: wholeNumber('REINS_WORKER_CONCURRENCY', env['REINS_WORKER_CONCURRENCY'], 10),
+    lockMs: wholeNumber('REINS_WORKER_LOCK_MS', env['REINS_WORKER_LOCK_MS'], 30_000),
+    drainGraceMs: wholeNumber('REINS_DRAIN_GRACE_MS', env['REINS_DRAIN_GRACE_MS'], 10_000),
+  };
+}
+
+function wholeNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0)
+    throw new ConfigError(`${name} must be a positive whole number, not ${JSON.stringify(value)}`);
+  return n;
 }
 
 function httpUrl(name: string, value: string | undefined): string | undefined {
@@ -74,12 +138,12 @@ function httpUrl(name: string, value: string | undefined): string | undefined {
   try {
     url = new URL(text);
   } catch {
-    throw new Error(
+    throw new ConfigError(
       `${name} must be an http(s) URL such as http://127.0.0.1:8788/mcp, not ${JSON.stringify(value)}`,
     );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    throw new Error(
+    throw new ConfigError(
       `${name} must be an http(s) URL such as http://127.0.0.1:8788/mcp, not ${JSON.stringify(value)}`,
     );
   return url.toString();
@@ -89,7 +153,7 @@ function allowedHosts(value: string | undefined): string[] {
   const hosts = parseAllowedHosts(value);
   const bad = hosts.find((host) => !/^(\[[0-9a-f:.]+\]|[a-z0-9.-]+)(:\d{1,5})?$/.test(host));
   if (bad !== undefined)
-    throw new Error(
+    throw new ConfigError(
       `REINS_ALLOWED_HOSTS must list host names such as kitchen.example or kitchen.example:8443, not ${JSON.stringify(bad)}`,
     );
   return hosts;
@@ -100,14 +164,14 @@ function onOff(name: string, value: string | undefined, fallback: boolean): bool
   if (v === undefined || v === '') return fallback;
   if (['on', 'true', '1', 'yes'].includes(v)) return true;
   if (['off', 'false', '0', 'no'].includes(v)) return false;
-  throw new Error(`${name} must be on or off, not ${JSON.stringify(value)}`);
+  throw new ConfigError(`${name} must be on or off, not ${JSON.stringify(value)}`);
 }
 
 function positiveNumber(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined || value.trim() === '') return fallback;
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0)
-    throw new Error(`${name} must be a positive number of days, not ${JSON.stringify(value)}`);
+    throw new ConfigError(`${name} must be a positive number of days, not ${JSON.stringify(value)}`);
   return n;
 }
 
@@ -125,5 +189,9 @@ export function describeConfig(config: KitchenConfig): string {
     config.nutritionMcpUrl === undefined
       ? 'stdio child'
       : config.nutritionMcpUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
-  return `storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, kept ${config.runRetentionDays} days; nutrition: ${nutrition}`;
+  const mode =
+    config.shared === undefined
+      ? ''
+      : `mode: shared, role ${config.shared.role}${config.shared.role === 'api' ? '' : `, ${config.shared.concurrency} runs per worker`}; `;
+  return `${mode}storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, kept ${config.runRetentionDays} days; nutrition: ${nutrition}`;
 }

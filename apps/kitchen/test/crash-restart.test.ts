@@ -1,134 +1,25 @@
-import { execFileSync, spawn } from 'node:child_process';
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalEvent, RunEvent } from 'reins';
 import { PG_URL } from './backends.js';
+import {
+  act,
+  alice,
+  buildPackages,
+  counted,
+  final,
+  follow,
+  getRun,
+  killAll,
+  startChild,
+  startRun,
+  until,
+} from './child-server.js';
 
 // Real processes killed with SIGKILL mid-run and mid-pause, started again on the same storage.
-const FIXTURE = fileURLToPath(new URL('./fixtures/crash-server.mjs', import.meta.url));
-const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
-
-const act = (action: string, input: Record<string, unknown>): string =>
-  JSON.stringify({ thought: `use ${action}`, action, input });
-const final = (text: string): string => JSON.stringify({ thought: 'done', final: text });
-const alice = { authorization: 'Bearer user:alice', 'content-type': 'application/json' };
-
-interface Child {
-  readonly url: string;
-  readonly report: { resumed: number; rebuiltPaused: number; interrupted: number; failed: number };
-  kill(): Promise<void>;
-}
-
-/** Every child started, so a failing test still kills its servers (afterEach). */
-const children = new Set<ReturnType<typeof spawn>>();
-
-async function startChild(env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, [FIXTURE], {
-    cwd: ROOT,
-    env: { PATH: process.env['PATH'] ?? '', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.add(child);
-  child.once('exit', () => children.delete(child));
-  let out = '';
-  child.stdout.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  child.stderr.on('data', (c: Buffer) => (out += c.toString('utf8')));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const ready = await new Promise<RegExpExecArray>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const found = /READY (\S+) (\{.*\})/.exec(out);
-      if (found !== null) {
-        clearInterval(timer);
-        resolve(found);
-      }
-    }, 20);
-    void exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`the server exited early:\n${out}`));
-    });
-  });
-  return {
-    url: ready[1] as string,
-    report: JSON.parse(ready[2] as string) as Child['report'],
-    kill: async () => {
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
-}
-
-async function counted(file: string): Promise<string[]> {
-  const text = await readFile(file, 'utf8').catch(() => '');
-  return text.split('\n').filter((l) => l !== '');
-}
-
-async function until<T>(
-  what: string,
-  read: () => Promise<T | undefined> | T | undefined,
-  ms = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-/** Reads run events from an SSE response until the server ends it or the process dies. */
-async function readEvents(response: Response | undefined, seen: RunEvent[]): Promise<void> {
-  if (response?.body == null) return;
-  const decoder = new TextDecoder();
-  let buffer = '';
-  try {
-    for await (const chunk of response.body) {
-      buffer += decoder.decode(chunk as Uint8Array, { stream: true });
-      let cut: number;
-      while ((cut = buffer.indexOf('\n\n')) >= 0) {
-        const lines = buffer.slice(0, cut).split('\n');
-        buffer = buffer.slice(cut + 2);
-        const data = lines.find((l) => l.startsWith('data: '));
-        if (lines.some((l) => l.startsWith('id: ')) && data !== undefined)
-          seen.push(JSON.parse(data.slice(6)) as RunEvent);
-      }
-    }
-  } catch {
-    // the process was killed: the stream breaks without a `done`
-  }
-}
-
-/** Follows `/events` (from `Last-Event-ID` + 1) until the server ends the stream or the process dies. */
-async function follow(url: string, runId: string, seen: RunEvent[], lastEventId?: number): Promise<void> {
-  const response = await fetch(`${url}/v1/runs/${runId}/events`, {
-    headers: {
-      ...alice,
-      accept: 'text/event-stream',
-      ...(lastEventId === undefined ? {} : { 'last-event-id': String(lastEventId) }),
-    },
-  }).catch(() => undefined);
-  await readEvents(response, seen);
-}
-
-/** Starts a run and keeps its stream open (a client leaving would cancel it): its events go to `seen`. */
-async function startRun(url: string, input: string, seen: RunEvent[] = []): Promise<string> {
-  const response = await fetch(`${url}/v1/runs`, {
-    method: 'POST',
-    headers: { ...alice, accept: 'text/event-stream' },
-    body: JSON.stringify({ agent: 'shop', input }),
-  });
-  const runId = response.headers.get('x-run-id');
-  if (runId === null) throw new Error(`no run id (${response.status})`);
-  void readEvents(response, seen);
-  return runId;
-}
-
-const getRun = async (url: string, runId: string) =>
-  (await (await fetch(`${url}/v1/runs/${runId}`, { headers: alice })).json()) as Record<string, unknown>;
 
 interface Backend {
   readonly name: string;
@@ -158,18 +49,9 @@ const BACKENDS: Backend[] = [
   },
 ];
 
-beforeAll(() => {
-  // The child runs the built packages: build them (incremental) so a stale dist/ cannot hide a bug.
-  const tsc = join(ROOT, 'node_modules/typescript/bin/tsc');
-  const configs = ['packages/reins', 'packages/server', 'packages/stores'].map((p) =>
-    join(ROOT, p, 'tsconfig.build.json'),
-  );
-  execFileSync(process.execPath, [tsc, '-b', ...configs], { cwd: ROOT, stdio: 'inherit' });
-}, 120_000);
+beforeAll(buildPackages, 120_000);
 
-afterEach(() => {
-  for (const child of children) child.kill('SIGKILL');
-});
+afterEach(killAll);
 
 afterAll(async () => {
   const client = new pg.Client({ connectionString: PG_URL });
@@ -185,7 +67,7 @@ for (const backend of BACKENDS) {
       const counter = join(await mkdtemp(join(tmpdir(), 'crash-counter-')), 'executions');
       const script = JSON.stringify([act('approved_order', { item: 'milk' }), final('ordered milk')]);
       const first = await startChild({ ...env, CRASH_SCRIPT: script, CRASH_COUNTER: counter });
-      const runId = await startRun(first.url, 'order milk');
+      const { runId } = await startRun(first.url, 'order milk');
       await until('the pause', async () =>
         (await getRun(first.url, runId))['status'] === 'awaiting_approval' ? true : undefined,
       );
@@ -223,7 +105,7 @@ for (const backend of BACKENDS) {
         CRASH_COUNTER: counter,
       });
       const seen: RunEvent[] = [];
-      const runId = await startRun(first.url, 'order eggs', seen);
+      const { runId } = await startRun(first.url, 'order eggs', seen);
       await until('the order observed and the model asked again', () =>
         seen.some((e) => e.type === 'step' && e.phase === 'observe') ? true : undefined,
       );
@@ -257,7 +139,7 @@ for (const backend of BACKENDS) {
       const counter = join(await mkdtemp(join(tmpdir(), 'crash-counter-')), 'executions');
       const script = JSON.stringify([act('slow_order', { item: 'rice' }), final('rice ordered')]);
       const first = await startChild({ ...env, CRASH_SCRIPT: script, CRASH_COUNTER: counter });
-      const runId = await startRun(first.url, 'order rice');
+      const { runId } = await startRun(first.url, 'order rice');
       await until('the order started', async () => ((await counted(counter)).length > 0 ? true : undefined));
       await new Promise((r) => setTimeout(r, 200)); // the act event is stored before the tool starts
       await first.kill();
@@ -288,7 +170,7 @@ for (const backend of BACKENDS) {
         CRASH_SCRIPT: JSON.stringify(['HANG']),
         CRASH_COUNTER: counter,
       });
-      const runId = await startRun(first.url, 'hello');
+      const { runId } = await startRun(first.url, 'hello');
       await until('the run to start', async () =>
         (await getRun(first.url, runId))['status'] === 'running' ? true : undefined,
       );

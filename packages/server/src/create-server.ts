@@ -158,6 +158,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       return shareState.shared?.api;
     },
     draining: draining.signal,
+    streams: { open: 0 },
     conversations,
     metrics,
     quota,
@@ -279,7 +280,9 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     },
     drain: async () => {
       draining.abort();
-      await sharedMode?.drain();
+      // Streams write their `reconnect` frame (at most a couple of seconds for a stuck reader).
+      const streamsEnded = until(() => state.streams.open === 0, 2_000);
+      await Promise.all([streamsEnded, sharedMode?.drain()]);
     },
     close: async () => {
       clearInterval(sweeper);
@@ -296,6 +299,12 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       if (ownRedis !== undefined) ownRedis.disconnect();
     },
   };
+}
+
+/** Resolves once `done()` holds (checked every 10 ms), or after `ms`. */
+async function until(done: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** The shared mode's queue: its depth (what workers are scaled on) and what this worker holds. */

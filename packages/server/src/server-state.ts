@@ -28,6 +28,8 @@ export interface ServerState {
   readonly shared: SharedApi | undefined;
   /** Aborted when the instance drains: open streams end with a `reconnect` event. */
   readonly draining: AbortSignal;
+  /** SSE streams open now (a drain waits for them to have said `reconnect`). */
+  readonly streams: { open: number };
   /** Conversations (turns with their task state) and the history a new turn is shown. */
   readonly conversations: Conversations | undefined;
   readonly metrics: ServerMetrics;

@@ -1,4 +1,4 @@
-import { readConfig } from '../config.js';
+import { ConfigError, readConfig } from '../config.js';
 import { KitchenError } from '../domain/errors.js';
 import { adminCommand, ADMIN_USAGE } from './admin.js';
 import { askCommand, ASK_USAGE } from './ask.js';
@@ -9,6 +9,9 @@ import { startApp } from './start.js';
 
 const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT (default 8787): REST API (/api),
                                 assistant (/v1), /health, /metrics; nutrition MCP server as a child
+       kitchen start --role api|worker|all
+                                one instance of the shared mode (REINS_MODE=shared, DATABASE_URL,
+                                REDIS_URL): api serves the app and queues runs, worker executes them
        kitchen serve            the REST API alone
        kitchen admin <command>  operator commands
        ${ASK_USAGE}
@@ -16,17 +19,32 @@ const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT 
 
 environment: PORT, DATABASE_URL (PostgreSQL; unset → PGlite), REINS_DATA_DIR (PGlite directory),
              KITCHEN_SEED (demo | none), REDIS_URL (quota counters), KITCHEN_MCP_TOKEN,
+             REINS_MODE (embedded | shared), REINS_ROLE, REINS_WORKER_CONCURRENCY,
+             REINS_WORKER_LOCK_MS, REINS_DRAIN_GRACE_MS, NUTRITION_MCP_URL,
              REINS_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY (unset → demo model)
 
 ${ADMIN_USAGE}`;
+
+/** `start [--role api|worker|all]` (checked with the rest of the configuration). */
+function readRole(args: readonly string[]): string | undefined {
+  if (args.length === 0) return undefined;
+  const [flag, value, ...rest] = args;
+  const inline = flag?.startsWith('--role=') === true ? flag.slice('--role='.length) : undefined;
+  if (inline !== undefined && value === undefined) return inline;
+  if (flag !== '--role' || value === undefined || rest.length > 0)
+    throw new UsageError(`start takes only --role api|worker|all, not: ${args.join(' ')}`);
+  return value;
+}
 
 /** Returns an exit code, or undefined while `serve` keeps running. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number | undefined> {
   const [command, ...args] = argv;
   try {
-    const config = readConfig(io.env);
+    const role = command === 'start' ? readRole(args) : undefined;
+    const config = readConfig(io.env, role);
     if (command === 'serve' || command === 'start') {
       const running = command === 'start' ? await startApp(config, io) : await startKitchen(config, io);
+      // SIGTERM / SIGINT: drain (streams told to reconnect, a worker's runs finished or handed back), then exit.
       const stop = () => {
         void running.close().then(() => process.exit(0));
       };
@@ -43,6 +61,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     io.out(USAGE);
     return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
   } catch (error) {
+    if (error instanceof ConfigError) {
+      io.err(`configuration error: ${error.message}`);
+      return 2;
+    }
     if (error instanceof UsageError) {
       io.err(`${error.message}\n\n${USAGE}`);
       return 2;

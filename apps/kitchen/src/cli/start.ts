@@ -57,6 +57,10 @@ export async function startApp(
       nutrition: nutrition.lookup,
       nutritionHealth: nutrition.health,
       ...(config.redisUrl === undefined ? {} : { redis: config.redisUrl }),
+      ...(config.redisPrefix === undefined ? {} : { redisPrefix: config.redisPrefix }),
+      ...(config.shared === undefined || config.redisUrl === undefined
+        ? {}
+        : { shared: { ...config.shared, redisUrl: config.redisUrl } }),
       allowedHosts: config.allowedHosts,
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
@@ -68,9 +72,14 @@ export async function startApp(
     io.out(
       `Xiaojia Kitchen on ${url}  — open it in a browser (${describeConfig(config)}${seeded ? ', demo data seeded now' : ''})`,
     );
-    io.out(
-      `  assistant: POST ${url}/v1/runs {"agent":"kitchen","input":"…"}  model: ${model.name} (${reason})`,
-    );
+    if (config.shared?.role === 'worker')
+      io.out(
+        `  worker: takes runs from the queue (${config.shared.concurrency} at once); model: ${model.name}`,
+      );
+    else
+      io.out(
+        `  assistant: POST ${url}/v1/runs {"agent":"kitchen","input":"…"}  model: ${model.name} (${reason})`,
+      );
     io.out(
       `  nutrition server: ${nutrition.bridge.status().status}; health: ${url}/health; metrics: ${url}/metrics`,
     );
@@ -90,6 +99,10 @@ export async function startApp(
     return {
       url,
       close: async () => {
+        // Graceful: no new connections; open streams end with `reconnect`; a worker finishes
+        // its runs or hands them back (REINS_DRAIN_GRACE_MS); then everything closes.
+        server.server.close();
+        await kitchen.reins.drain();
         await kitchen.close();
         await server.close();
         await nutrition.close();

@@ -9,6 +9,7 @@ import {
   type ConversationsOptions,
   type DurableRunsOptions,
   type AllowedHosts,
+  type SharedModeOptions,
 } from '@reins/server';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
@@ -27,6 +28,8 @@ export interface KitchenServerOptions {
   readonly nutritionHealth?: HealthCheck;
   /** Redis for the quota counters (`REDIS_URL`); absent: in-process. */
   readonly redis?: string;
+  /** The prefix of the runtime's Redis keys and channels (`REINS_REDIS_PREFIX`; default `reins:`). */
+  readonly redisPrefix?: string;
   readonly quota?: QuotaOptions;
   readonly logger?: Logger;
   /** The nutrition tool's timeout (default 8 000 ms). */
@@ -40,6 +43,11 @@ export interface KitchenServerOptions {
    * 421 `MISDIRECTED_REQUEST` on every path (DNS rebinding). `'any'`: no check.
    */
   readonly allowedHosts?: AllowedHosts;
+  /**
+   * The shared mode (`REINS_MODE=shared`): this process is an `api` instance (the app; runs are
+   * queued), a `worker` (runs only: it answers `/health` and `/metrics`, nothing else) or `all`.
+   */
+  readonly shared?: SharedModeOptions;
   /**
    * Adds routes after the API, e.g. the web UI's static files at `/` (the web app owns that
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
@@ -85,11 +93,13 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     authenticate: kitchenAuthenticate(services.auth),
     healthChecks: checks,
     ...(options.redis === undefined ? {} : { redis: options.redis }),
+    ...(options.redisPrefix === undefined ? {} : { redisPrefix: options.redisPrefix }),
     ...(options.quota === undefined ? {} : { quota: options.quota }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.durable === undefined ? {} : { durable: options.durable }),
     ...(options.conversations === undefined ? {} : { conversations: options.conversations }),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.shared === undefined ? {} : { shared: options.shared }),
   });
   const logger = options.logger;
   const api = createKitchenApp({
@@ -110,10 +120,13 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
   // Every response of the origin (the page, its files, `extend`'s routes too) gets the headers.
   useSecurityGuards(app, options.allowedHosts);
   const toReins = (c: { req: { raw: Request }; env: unknown }) => reins.app.fetch(c.req.raw, c.env);
-  app.all('/v1/*', toReins);
   app.get('/health', toReins);
   app.get('/metrics', toReins);
-  app.all('/api/*', (c) => api.fetch(c.req.raw, c.env));
-  options.extend?.(app);
+  // A worker of the shared mode executes runs: it serves neither the app nor the assistant.
+  if (options.shared?.role !== 'worker') {
+    app.all('/v1/*', toReins);
+    app.all('/api/*', (c) => api.fetch(c.req.raw, c.env));
+    options.extend?.(app);
+  }
   return { app, reins, close: () => reins.close() };
 }

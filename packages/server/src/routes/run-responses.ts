@@ -22,7 +22,10 @@ export function stream(c: Context, s: ServerState, entry: RunEntry, fromSeq: num
     maxLagEvents: s.limits.maxStreamLagEvents,
     draining: s.draining,
   };
-  return streamRun(c, entry, fromSeq, s.registry, options, (delta) => s.metrics.openStreams.inc(delta));
+  return streamRun(c, entry, fromSeq, s.registry, options, (delta) => {
+    s.streams.open += delta;
+    s.metrics.openStreams.inc(delta);
+  });
 }
 
 /**

@@ -222,6 +222,7 @@ export class RunWorker {
   /** Every stored event from `from`, on the bus, to the run's next stop. */
   async #publish(entry: RunEntry, from: number): Promise<void> {
     for await (const event of entry.feed.follow(from, 'stop')) {
+      if (entry.released) return; // let go of: what the run does in memory now is not stored, not shown
       await this.#bus
         .publishEvent(entry.runId, event)
         .catch((error: unknown) =>
