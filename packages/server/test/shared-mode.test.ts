@@ -11,6 +11,8 @@ import {
 } from 'reins';
 import { scriptModel } from 'reins/testing';
 import type { SharedRole } from '../src/index.js';
+import { RemoteRun } from '../src/shared/remote-run.js';
+import type { RunBus } from '../src/shared/run-bus.js';
 import { act, as, final, openSse, postJson, shape, start, type Started } from './helpers.js';
 
 // The shared mode on this machine's Redis (CI starts it; a missing Redis fails these tests).
@@ -39,13 +41,20 @@ afterEach(async () => {
 async function instance(
   cluster: { store: RunStore; prefix: string; model: Model; placed: string[] },
   role: SharedRole,
-  extra: { lockMs?: number; drainGraceMs?: number; concurrency?: number } = {},
+  extra: { lockMs?: number; drainGraceMs?: number; concurrency?: number; approvalTtlMs?: number } = {},
 ): Promise<Started> {
+  const { approvalTtlMs, ...shared } = extra;
   const one = await start({
-    agents: { shop: { model: cluster.model, tools: [orderTool(cluster.placed)] } },
+    agents: {
+      shop: {
+        model: cluster.model,
+        tools: [orderTool(cluster.placed)],
+        ...(approvalTtlMs === undefined ? {} : { limits: { approvalTtlMs } }),
+      },
+    },
     durable: { store: cluster.store },
     redisPrefix: cluster.prefix,
-    shared: { role, redisUrl: REDIS_URL, lockMs: extra.lockMs ?? 2_000, ...extra },
+    shared: { role, redisUrl: REDIS_URL, lockMs: shared.lockMs ?? 2_000, ...shared },
   });
   started.push(one);
   await one.server.recover();
@@ -202,5 +211,113 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
     await rest.ended;
     expect([...client.events, ...rest.events].map((e) => e.seq)).toEqual([0, 1, 2, 3]);
     expect(rest.events.at(-1)).toMatchObject({ type: 'done', status: 'success' });
+  });
+
+  it('the stop phrase sent to B cancels the runs workers hold for the same user (and only theirs)', async () => {
+    const c = cluster([
+      { text: final('late 1'), delayMs: 30_000 },
+      { text: final('late 2'), delayMs: 30_000 },
+      { text: final('late 3'), delayMs: 30_000 },
+    ]);
+    const a = await instance(c, 'api');
+    const b = await instance(c, 'api');
+    await instance(c, 'worker');
+    const alice1 = await openSse(`${a.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'one' },
+      headers: as('alice'),
+    });
+    const alice2 = await openSse(`${a.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'two' },
+      headers: as('alice'),
+    });
+    const bob = await openSse(`${a.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'three' },
+      headers: as('bob'),
+    });
+    await Promise.all([alice1, alice2, bob].map((client) => client.waitFor((f) => f.event === 'start')));
+    const stopped = await postJson(`${b.url}/v1/runs`, { agent: 'shop', input: '停止' }, as('alice'));
+    expect(stopped.body).toMatchObject({ stopped: true });
+    expect((stopped.body.cancelled as { status: string }[]).map((r) => r.status)).toEqual([
+      'cancelled',
+      'cancelled',
+    ]);
+    await Promise.all([alice1.ended, alice2.ended]);
+    const bobRun = bob.events[0]?.runId ?? '';
+    expect((await c.store.load(bobRun))?.run.status).toBe('running');
+    bob.destroy();
+  });
+
+  it('an approval nobody answers expires while no worker holds the run: a queued job makes the run go on', async () => {
+    const c = cluster([act('place_order', { item: 'milk' }), final('not ordered: the approval expired')]);
+    const a = await instance(c, 'api', { approvalTtlMs: 300 });
+    await instance(c, 'worker', { approvalTtlMs: 300 });
+    const paused = await postJson(`${a.url}/v1/runs`, { agent: 'shop', input: 'order milk' }, as('alice'));
+    expect(paused.body.record).toMatchObject({ status: 'awaiting_approval' });
+    const runId = (paused.body.record as { run_id: string }).run_id;
+    const deadline = Date.now() + 8_000;
+    let loaded = await c.store.load(runId);
+    while (loaded?.run.status === 'awaiting_approval' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      loaded = await c.store.load(runId);
+    }
+    expect(loaded?.run.status).toBe('success');
+    expect(loaded?.events.find((e) => e.type === 'resume')).toMatchObject({ outcome: { kind: 'expired' } });
+    expect(c.placed).toEqual([]); // an expired approval never runs the call
+  });
+
+  it('Redis unreachable: a new run is refused with 503 and is not left running in the store', async () => {
+    const store = memoryRunStore();
+    const down = await start({
+      agents: { shop: { model: scriptModel([final('never')]), tools: [] } },
+      durable: { store },
+      shared: { role: 'api', redisUrl: 'redis://127.0.0.1:1' },
+    });
+    started.push(down);
+    const sent = performance.now();
+    const refused = await postJson(`${down.url}/v1/runs`, { agent: 'shop', input: 'hello' }, as('alice'));
+    expect(refused.status).toBe(503);
+    expect(refused.body).toMatchObject({ error: { code: 'SERVICE_UNAVAILABLE' } });
+    expect(performance.now() - sent).toBeLessThan(5_000);
+    const [left] = await store.unfinished();
+    expect(left).toBeUndefined();
+  });
+});
+
+describe('RemoteRun: the bus is a doorbell, the store the record', () => {
+  const silentBus = { onEvents: () => Promise.resolve(() => undefined) } as unknown as RunBus;
+  const event = (runId: string, seq: number): RunEvent =>
+    ({
+      type: 'message',
+      text: `m${seq}`,
+      format: 'plain',
+      runId,
+      seq,
+      at: 1_000 + seq,
+    }) as unknown as RunEvent;
+
+  it('an event after a gap (a message lost) makes it read the missing ones from the store, in order', async () => {
+    const store = memoryRunStore();
+    await store.create({ runId: 'r1', ownerId: 'alice', agent: 'shop', request: {}, createdAt: 1 });
+    await store.append('r1', [event('r1', 0), event('r1', 1), event('r1', 2)]);
+    const remote = await RemoteRun.open('r1', silentBus, store, () => undefined, [event('r1', 0)]);
+    await new Promise((r) => setTimeout(r, 10)); // `open` with a known prefix re-reads once
+    expect(remote?.events.map((e) => e.seq)).toEqual([0, 1, 2]);
+    await store.append('r1', [event('r1', 3), event('r1', 4)]);
+    remote?.receive(event('r1', 4)); // 3 never arrived
+    await new Promise((r) => setTimeout(r, 10));
+    expect(remote?.events.map((e) => e.seq)).toEqual([0, 1, 2, 3, 4]);
+    remote?.receive(event('r1', 2)); // a duplicate is ignored
+    expect(remote?.events).toHaveLength(5);
+  });
+
+  it('a run quiet for longer than the resync window is re-read (a lost last event is found)', async () => {
+    const store = memoryRunStore();
+    await store.create({ runId: 'r2', ownerId: 'alice', agent: 'shop', request: {}, createdAt: 1 });
+    const remote = await RemoteRun.open('r2', silentBus, store, () => undefined, []);
+    await store.append('r2', [event('r2', 0)]); // published, never heard
+    await remote?.resync(Date.now(), 60_000); // not quiet long enough: nothing read
+    expect(remote?.events).toHaveLength(0);
+    await remote?.resync(Date.now() + 61_000, 60_000);
+    expect(remote?.events.map((e) => e.seq)).toEqual([0]);
   });
 });

@@ -36,6 +36,8 @@ export class RemoteRun implements AgentRun {
   #refetchAgain = false;
   /** Called at every change (the server's feed is poked: a stream waiting on it wakes at once). */
   onChange: () => void = () => undefined;
+  /** When the last event arrived (or the run was opened): a run quiet for long is re-read (`resync`). */
+  #lastHeard = Date.now();
 
   private constructor(
     readonly runId: string,
@@ -80,9 +82,25 @@ export class RemoteRun implements AgentRun {
 
   /** An event from the bus. */
   receive(event: RunEvent): void {
+    this.#lastHeard = Date.now();
     if (event.seq < this.#events.length) return; // seen (from the store, or twice)
     if (event.seq === this.#events.length) return this.#take([event]);
     void this.#refetch();
+  }
+
+  /** Whether the run is still followed (not ended, not closed). */
+  get following(): boolean {
+    return this.#unsubscribe !== undefined;
+  }
+
+  /**
+   * Re-reads the log from the store when nothing was heard for `quietMs` (or always, with 0):
+   * the safety net under pub/sub, whose messages are lost while a connection is down.
+   */
+  resync(now: number, quietMs: number): Promise<void> {
+    if (!this.following || now - this.#lastHeard < quietMs) return Promise.resolve();
+    this.#lastHeard = now;
+    return this.#refetch();
   }
 
   /** The user's answer was taken by the worker: the run goes on past its pause. */

@@ -48,7 +48,7 @@ export class RunBus {
     // Queued while reconnecting (unlike the limit store's client): a published event or a
     // cancel is worth a short wait; the subscriber re-subscribes by itself after a reconnect.
     this.#pub = new Redis(url, { maxRetriesPerRequest: 2, connectTimeout: 2_000 });
-    this.#sub = new Redis(url, { maxRetriesPerRequest: null, connectTimeout: 2_000 });
+    this.#sub = new Redis(url, { maxRetriesPerRequest: 2, connectTimeout: 2_000 });
     this.#pub.on('error', onError);
     this.#sub.on('error', onError);
     this.#prefix = options.prefix ?? 'reins:';
@@ -61,6 +61,18 @@ export class RunBus {
           onError(error instanceof Error ? error : new Error(String(error)));
         }
       }
+    });
+  }
+
+  /**
+   * Calls `listener` each time the subscriber is connected again after losing Redis: what was
+   * published meanwhile is gone, and followers re-read their runs from the store.
+   */
+  onReconnect(listener: () => void): void {
+    let first = true;
+    this.#sub.on('ready', () => {
+      if (first) first = false;
+      else listener();
     });
   }
 

@@ -33,9 +33,13 @@ export function queuePrefix(prefix: string): string {
   return prefix.replace(/:+$/, '') || 'reins';
 }
 
-/** A connection for BullMQ (its workers need `maxRetriesPerRequest: null`); the caller closes it. */
-export function queueConnection(url: string): Redis {
-  return new Redis(url, { maxRetriesPerRequest: null, connectTimeout: 2_000 });
+/**
+ * A connection for BullMQ; the caller closes it. A worker's waits forever for Redis (BullMQ
+ * requires `maxRetriesPerRequest: null`); a producer's fails a command after one reconnect
+ * attempt, so a request adding a job is refused quickly while Redis is away.
+ */
+export function queueConnection(url: string, use: 'worker' | 'producer'): Redis {
+  return new Redis(url, { maxRetriesPerRequest: use === 'worker' ? null : 1, connectTimeout: 2_000 });
 }
 
 /** The queue API instances add to (and workers take from). */

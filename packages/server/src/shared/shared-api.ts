@@ -1,6 +1,8 @@
 import type { Queue } from 'bullmq';
 import {
+  interruptedEnding,
   isPausedStatus,
+  resolveLimits,
   type ApprovalAnswer,
   type ApprovalDecision,
   type ClarifyAnswer,
@@ -20,7 +22,13 @@ import { enqueue, type RunAction, type RunJob } from './run-jobs.js';
 export interface SharedApiOptions {
   /** How long an approval, an answer or a cancel waits for the worker's reply; default 10 000 ms. */
   readonly replyTimeoutMs?: number;
+  /** A followed run that was quiet this long is re-read from the store (lost messages); default 5 000 ms. */
+  readonly resyncQuietMs?: number;
 }
+
+/** How often followed runs are checked for quiet; paused ones are re-read less often. */
+const RESYNC_EVERY_MS = 1_000;
+const PAUSED_QUIET_FACTOR = 6;
 
 type Answer = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
 
@@ -39,6 +47,10 @@ export class SharedApi {
   readonly #replyTimeoutMs: number;
   readonly #waiting = new Map<string, (reply: Reply) => void>();
   readonly #opening = new Map<string, Promise<RunEntry | undefined>>();
+  /** The runs followed here (not ended): re-read from the store when quiet, or after Redis came back. */
+  readonly #followed = new Set<RemoteRun>();
+  readonly #resyncQuietMs: number;
+  #resyncTimer: ReturnType<typeof setInterval> | undefined;
   #nextRequest = 0;
   #stopListening: (() => void) | undefined;
 
@@ -54,25 +66,65 @@ export class SharedApi {
     this.#store = store;
     this.#logger = logger;
     this.#replyTimeoutMs = options.replyTimeoutMs ?? 10_000;
+    this.#resyncQuietMs = options.resyncQuietMs ?? 5_000;
+    bus.onReconnect(() => this.#resync(0));
   }
 
   /** Listens for the workers' replies to this instance. */
   async open(): Promise<void> {
     this.#stopListening ??= await this.#bus.onReplies((reply) => this.#waiting.get(reply.requestId)?.(reply));
+    if (this.#resyncTimer === undefined) {
+      this.#resyncTimer = setInterval(() => this.#resync(this.#resyncQuietMs), RESYNC_EVERY_MS);
+      this.#resyncTimer.unref();
+    }
   }
 
   close(): void {
     this.#stopListening?.();
     this.#stopListening = undefined;
+    clearInterval(this.#resyncTimer);
+    for (const remote of this.#followed) remote.close();
+    this.#followed.clear();
+  }
+
+  /** Runs followed here now (for tests and `/health`). */
+  get following(): number {
+    return this.#followed.size;
+  }
+
+  #resync(quietMs: number): void {
+    const now = Date.now();
+    for (const remote of this.#followed) {
+      if (!remote.following) {
+        this.#followed.delete(remote);
+        continue;
+      }
+      const paused = remote.pendingApproval !== undefined || remote.pendingQuestion !== undefined;
+      void remote.resync(now, paused ? quietMs * PAUSED_QUIET_FACTOR : quietMs);
+    }
   }
 
   /** A run just stored (no event yet): followed here, and queued for a worker. */
   async start(s: ServerState, runId: string, ownerId: string, agent: string): Promise<RunEntry> {
-    const remote = await RemoteRun.open(runId, this.#bus, this.#store, (run) => this.#cancel(run), []);
-    if (remote === undefined) throw new Error(`run ${runId} was not created before it was started`);
-    const entry = this.#register(s, remote, ownerId, agent);
-    await enqueue(this.#queue, { runId });
-    return entry;
+    let remote: RemoteRun | undefined;
+    try {
+      remote = await RemoteRun.open(runId, this.#bus, this.#store, (run) => this.#cancel(run), []);
+      if (remote === undefined) throw new Error(`run ${runId} was not created before it was started`);
+      const entry = this.#register(s, remote, ownerId, agent);
+      await enqueue(this.#queue, { runId });
+      return entry;
+    } catch (error) {
+      // Not queued (Redis unreachable): the run is ended in the store — never left "running"
+      // with no job — and the request is refused.
+      remote?.close();
+      s.registry.release(runId);
+      const ending = interruptedEnding(runId, [], resolveLimits({}), s.deps.now());
+      await this.#store.append(runId, ending).catch(() => undefined);
+      this.#logger.error({ runId, err: error }, 'run not queued: the queue is unreachable');
+      throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'the run queue is unreachable; try again shortly', {
+        'Retry-After': '5',
+      });
+    }
   }
 
   /** The owner's run: followed here already, or read from the store (ended: replayed; else followed). */
@@ -180,6 +232,7 @@ export class SharedApi {
   #register(s: ServerState, remote: RemoteRun, ownerId: string, agent: string): RunEntry {
     const entry = s.registry.add(remote.runId, ownerId, agent, remote, () => remote.cancel());
     remote.onChange = () => entry.feed.poke();
+    this.#followed.add(remote);
     return entry;
   }
 }

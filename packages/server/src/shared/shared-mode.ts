@@ -28,6 +28,7 @@ export class SharedMode {
   readonly worker: RunWorker | undefined;
   readonly role: SharedRole;
   readonly #connection: Redis;
+  readonly #producer: Redis;
   readonly #queue: Queue<RunJob>;
 
   constructor(
@@ -43,9 +44,12 @@ export class SharedMode {
       instanceId,
       onError: (error) => s.logger.debug({ err: error.message }, 'bus redis error'),
     });
-    this.#connection = queueConnection(options.redisUrl);
-    this.#connection.on('error', (error) => s.logger.debug({ err: error.message }, 'queue redis error'));
-    this.#queue = runQueue(this.#connection, prefix);
+    this.#connection = queueConnection(options.redisUrl, 'worker');
+    this.#producer = queueConnection(options.redisUrl, 'producer');
+    for (const connection of [this.#connection, this.#producer])
+      connection.on('error', (error) => s.logger.debug({ err: error.message }, 'queue redis error'));
+    this.#queue = runQueue(this.#producer, prefix);
+    this.#queue.on('error', (error) => s.logger.debug({ err: error.message }, 'queue error'));
     this.api =
       options.role === 'worker'
         ? undefined
@@ -83,5 +87,6 @@ export class SharedMode {
     await this.#queue.close();
     this.bus.close();
     this.#connection.disconnect();
+    this.#producer.disconnect();
   }
 }
