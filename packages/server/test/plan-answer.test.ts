@@ -1,16 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  codeWhitelist,
-  defineTool,
-  memoryRunStore,
-  type ClarifyEvent,
-  type PlanStepEvent,
-  type RunEvent,
-  type RunRecord,
-} from 'reins';
+import { memoryRunStore, type ClarifyEvent, type PlanStepEvent, type RunEvent, type RunRecord } from 'reins';
 import { scriptModel } from 'reins/testing';
 import type { AgentDefinition } from '@reins/server';
+import { claimsAgent } from './claims-agent.js';
 import { as, final, openSse, postJson, shape, sleep, start, type Started } from './helpers.js';
 
 let running: Started | undefined;
@@ -18,50 +10,6 @@ afterEach(async () => {
   await running?.close();
   running = undefined;
 });
-
-const plan = (steps: unknown[]): string => JSON.stringify({ thought: 'planning', steps });
-const hospitalStep = (code: string) => ({
-  id: 's1',
-  action: 'query_medical_record',
-  input: { patient_id: 'zhangsan', hospital_code: code },
-  dependsOn: [],
-});
-
-/** Seed 001's claims agent as a plan agent: 协和 is three hospitals. */
-function claimsAgent(options: Partial<AgentDefinition> = {}) {
-  const queried: unknown[] = [];
-  const tool = defineTool({
-    name: 'query_medical_record',
-    description: 'Hospital stays of a patient at one hospital (by hospital code).',
-    input: z.object({ patient_id: z.string(), hospital_code: z.string() }),
-    output: z.object({ stays: z.number() }),
-    readOnly: true,
-    run: (input) => {
-      queried.push(input);
-      return { stays: 2 };
-    },
-  });
-  const model = scriptModel([plan([hospitalStep('协和')]), final('2 stays synced')]);
-  const agent: AgentDefinition = {
-    kind: 'plan',
-    model,
-    tools: [tool],
-    validators: [
-      codeWhitelist({
-        name: 'hospitals',
-        field: 'hospital_code',
-        noun: 'hospital',
-        codes: [
-          { value: 'BJXH001', label: '北京协和医院', aliases: ['协和'] },
-          { value: 'WHXH001', label: '武汉协和医院', aliases: ['协和'] },
-          { value: 'FZXH001', label: '福州协和医院', aliases: ['协和'] },
-        ],
-      }),
-    ],
-    ...options,
-  };
-  return { agent, model, queried };
-}
 
 async function startWith(agent: AgentDefinition): Promise<Started> {
   running = await start({ agents: { claims: agent } });

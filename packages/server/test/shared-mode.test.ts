@@ -14,6 +14,7 @@ import type { SharedRole } from '../src/index.js';
 import { RemoteRun } from '../src/shared/remote-run.js';
 import type { RunBus } from '../src/shared/run-bus.js';
 import { act, as, final, openSse, postJson, shape, start, type Started } from './helpers.js';
+import { claimsAgent } from './claims-agent.js';
 
 // The shared mode on this machine's Redis (CI starts it; a missing Redis fails these tests).
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -263,6 +264,49 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
     expect(loaded?.run.status).toBe('success');
     expect(loaded?.events.find((e) => e.type === 'resume')).toMatchObject({ outcome: { kind: 'expired' } });
     expect(c.placed).toEqual([]); // an expired approval never runs the call
+  });
+
+  it("a plan run's question is answered on another instance; a worker rebuilds the plan and finishes it", async () => {
+    const store = memoryRunStore();
+    const prefix = `reins-test-${randomUUID().slice(0, 8)}:`;
+    const { agent, queried } = claimsAgent(); // one agent (one script) for every instance
+    const boot = async (role: SharedRole) => {
+      const one = await start({
+        agents: { claims: agent },
+        durable: { store },
+        redisPrefix: prefix,
+        shared: { role, redisUrl: REDIS_URL, lockMs: 2_000 },
+      });
+      started.push(one);
+      await one.server.recover();
+      return one;
+    };
+    const a = await boot('api');
+    const b = await boot('api');
+    await boot('worker');
+    const asked = await postJson(
+      `${a.url}/v1/runs`,
+      { agent: 'claims', input: '把张三在协和医院的住院记录同步到理赔系统' },
+      as('alice'),
+    );
+    expect(asked.body.record).toMatchObject({ status: 'awaiting_input' });
+    const question = (asked.body.events as RunEvent[]).find((e) => e.type === 'clarify') as RunEvent & {
+      questionId: string;
+    };
+    const wrong = await postJson(
+      `${b.url}/v1/runs/${question.runId}/answer`,
+      { questionId: 'not-this-one', answer: 'WHXH001' },
+      as('alice'),
+    );
+    expect(wrong.status).toBe(404);
+    const answered = await postJson(
+      `${b.url}/v1/runs/${question.runId}/answer`,
+      { questionId: question.questionId, answer: 'WHXH001' },
+      as('alice'),
+    );
+    expect(answered.status).toBe(200);
+    expect(answered.body.record).toMatchObject({ status: 'success', final_answer: '2 stays synced' });
+    expect(queried).toEqual([{ patient_id: 'zhangsan', hospital_code: 'WHXH001' }]);
   });
 
   it('Redis unreachable: a new run is refused with 503 and is not left running in the store', async () => {
