@@ -312,6 +312,35 @@ const MUTANTS = [
     '',
     ['packages/server/test/limit-store.test.ts', 'packages/server/test/limits.test.ts'],
   ],
+  // The shared mode (real Redis, in-process instances).
+  [
+    'an event after a gap on the bus is not read from the store',
+    'packages/server/src/shared/remote-run.ts',
+    'void this.#refetch();',
+    '',
+    ['packages/server/test/shared-mode.test.ts'],
+  ],
+  [
+    'a quiet followed run is never re-read from the store',
+    'packages/server/src/shared/remote-run.ts',
+    'if (!this.following || now - this.#lastHeard < quietMs) return Promise.resolve();',
+    'return Promise.resolve();',
+    ['packages/server/test/shared-mode.test.ts'],
+  ],
+  [
+    'what a handed-back run does in memory is published',
+    'packages/server/src/shared/run-worker.ts',
+    'if (entry.released) return; // let go of',
+    '// mutant:',
+    ['packages/server/test/shared-mode.test.ts'],
+  ],
+  [
+    'a cancel sent while no worker holds the run is lost',
+    'packages/server/src/shared/run-worker.ts',
+    'if (await this.#bus.isCancelled(runId)) entry.cancel();',
+    '',
+    ['packages/server/test/shared-mode.test.ts'],
+  ],
 ];
 
 // MUTANTS=plan runs the plan-and-execute mutants alone.

@@ -309,6 +309,44 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
     expect(queried).toEqual([{ patient_id: 'zhangsan', hospital_code: 'WHXH001' }]);
   });
 
+  it('a paused run cancelled on another instance ends cancelled (a worker takes it to do so); the call is never made', async () => {
+    const c = cluster([act('place_order', { item: 'milk' }), final('never')]);
+    const a = await instance(c, 'api');
+    const b = await instance(c, 'api');
+    await instance(c, 'worker');
+    const paused = await postJson(`${a.url}/v1/runs`, { agent: 'shop', input: 'order milk' }, as('alice'));
+    const runId = (paused.body.record as { run_id: string }).run_id;
+    const cancelled = await postJson(`${b.url}/v1/runs/${runId}/cancel`, {}, as('alice'));
+    expect(cancelled.body).toMatchObject({ status: 'cancelled' });
+    expect((await c.store.load(runId))?.run.status).toBe('cancelled');
+    expect(c.placed).toEqual([]);
+  });
+
+  it('a draining worker hands its run back: another worker finishes it, and the client sees no trace of the hand-back', async () => {
+    const c = cluster([
+      { text: final('finished elsewhere'), delayMs: 800 },
+      { text: final('finished elsewhere'), delayMs: 800 },
+    ]);
+    const a = await instance(c, 'api');
+    const first = await instance(c, 'worker', { drainGraceMs: 100 });
+    const client = await openSse(`${a.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'slowly' },
+      headers: as('alice'),
+    });
+    await client.waitFor((f) => f.event === 'start');
+    await instance(c, 'worker');
+    await first.server.drain(); // within 100 ms the run is handed back, mid model call
+    await client.ended;
+    expect(client.events.filter((e) => e.type === 'done')).toEqual([
+      expect.objectContaining({ status: 'success' }),
+    ]);
+    expect(client.events.map((e) => e.seq)).toEqual(client.events.map((_, i) => i));
+    const stored = await c.store.load(client.events[0]?.runId ?? '');
+    expect(
+      stored?.events.filter((e) => e.type === 'done').map((e) => (e as { status: string }).status),
+    ).toEqual(['success']);
+  });
+
   it('Redis unreachable: a new run is refused with 503 and is not left running in the store', async () => {
     const store = memoryRunStore();
     const down = await start({
