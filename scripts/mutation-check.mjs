@@ -323,8 +323,8 @@ const MUTANTS = [
   [
     'a quiet followed run is never re-read from the store',
     'packages/server/src/shared/remote-run.ts',
-    'if (!this.following || now - this.#lastHeard < quietMs) return Promise.resolve();',
-    'return Promise.resolve();',
+    'if (!this.following || now - Math.max(this.#lastHeard, this.#lastChecked) < quietMs)',
+    'if (true)',
     ['packages/server/test/shared-mode.test.ts'],
   ],
   [

@@ -151,6 +151,18 @@ export class RunRegistry {
     return entry;
   }
 
+  /**
+   * Forgets a run this process only follows (shared mode: a paused run nobody is looking at):
+   * nothing is stopped or written; the next request for it reads it from the store again.
+   */
+  drop(runId: string): void {
+    const entry = this.#runs.get(runId);
+    if (entry === undefined) return;
+    clearTimeout(entry.graceTimer);
+    this.#runs.delete(runId);
+    this.#finished.delete(runId);
+  }
+
   /** The owner's runs that have not ended: running or paused. */
   unfinished(ownerId: string): RunEntry[] {
     return [...this.#runs.values()].filter((e) => e.ownerId === ownerId && e.record === undefined);

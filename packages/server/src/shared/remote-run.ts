@@ -38,6 +38,8 @@ export class RemoteRun implements AgentRun {
   onChange: () => void = () => undefined;
   /** When the last event arrived (or the run was opened): a run quiet for long is re-read (`resync`). */
   #lastHeard = Date.now();
+  /** When the log was last re-read because of quiet. */
+  #lastChecked = 0;
 
   private constructor(
     readonly runId: string,
@@ -93,13 +95,19 @@ export class RemoteRun implements AgentRun {
     return this.#unsubscribe !== undefined;
   }
 
+  /** How long nothing was heard of the run. */
+  quietFor(now: number): number {
+    return now - this.#lastHeard;
+  }
+
   /**
    * Re-reads the log from the store when nothing was heard for `quietMs` (or always, with 0):
    * the safety net under pub/sub, whose messages are lost while a connection is down.
    */
   resync(now: number, quietMs: number): Promise<void> {
-    if (!this.following || now - this.#lastHeard < quietMs) return Promise.resolve();
-    this.#lastHeard = now;
+    if (!this.following || now - Math.max(this.#lastHeard, this.#lastChecked) < quietMs)
+      return Promise.resolve();
+    this.#lastChecked = now;
     return this.#refetch();
   }
 
@@ -201,6 +209,7 @@ export class RemoteRun implements AgentRun {
       added = true;
     }
     if (!added) return;
+    this.#lastHeard = Date.now();
     const last = this.#events.at(-1);
     if (last?.type === 'done' && !isPause(last.status)) this.close(); // ended: nothing more will come
     this.#changed();

@@ -12,7 +12,7 @@ import {
 } from 'reins';
 import { ApiError } from '../http-error.js';
 import type { Logger } from '../logging.js';
-import type { RunEntry } from '../run-registry.js';
+import type { RunEntry, RunRegistry } from '../run-registry.js';
 import type { ServerState } from '../server-state.js';
 import { StoredRun } from '../stored-run.js';
 import { RemoteRun } from './remote-run.js';
@@ -29,6 +29,8 @@ export interface SharedApiOptions {
 /** How often followed runs are checked for quiet; paused ones are re-read less often. */
 const RESYNC_EVERY_MS = 1_000;
 const PAUSED_QUIET_FACTOR = 6;
+/** A paused run nobody here has looked at for this long is forgotten here (it is in the store). */
+const PAUSED_FORGET_MS = 60_000;
 
 type Answer = { readonly ok: true } | { readonly ok: false; readonly code: string; readonly message: string };
 
@@ -48,7 +50,8 @@ export class SharedApi {
   readonly #waiting = new Map<string, (reply: Reply) => void>();
   readonly #opening = new Map<string, Promise<RunEntry | undefined>>();
   /** The runs followed here (not ended): re-read from the store when quiet, or after Redis came back. */
-  readonly #followed = new Set<RemoteRun>();
+  readonly #followed = new Map<RemoteRun, RunEntry>();
+  #registry: RunRegistry | undefined;
   readonly #resyncQuietMs: number;
   #resyncTimer: ReturnType<typeof setInterval> | undefined;
   #nextRequest = 0;
@@ -83,7 +86,7 @@ export class SharedApi {
     this.#stopListening?.();
     this.#stopListening = undefined;
     clearInterval(this.#resyncTimer);
-    for (const remote of this.#followed) remote.close();
+    for (const remote of this.#followed.keys()) remote.close();
     this.#followed.clear();
   }
 
@@ -94,12 +97,19 @@ export class SharedApi {
 
   #resync(quietMs: number): void {
     const now = Date.now();
-    for (const remote of this.#followed) {
+    for (const [remote, entry] of this.#followed) {
       if (!remote.following) {
         this.#followed.delete(remote);
         continue;
       }
       const paused = remote.pendingApproval !== undefined || remote.pendingQuestion !== undefined;
+      if (paused && entry.clients === 0 && remote.quietFor(now) > PAUSED_FORGET_MS) {
+        // Waiting for its user, watched by nobody here: memory is not where it waits.
+        remote.close();
+        this.#followed.delete(remote);
+        this.#registry?.drop(remote.runId);
+        continue;
+      }
       void remote.resync(now, paused ? quietMs * PAUSED_QUIET_FACTOR : quietMs);
     }
   }
@@ -232,7 +242,8 @@ export class SharedApi {
   #register(s: ServerState, remote: RemoteRun, ownerId: string, agent: string): RunEntry {
     const entry = s.registry.add(remote.runId, ownerId, agent, remote, () => remote.cancel());
     remote.onChange = () => entry.feed.poke();
-    this.#followed.add(remote);
+    this.#followed.set(remote, entry);
+    this.#registry = s.registry;
     return entry;
   }
 }
