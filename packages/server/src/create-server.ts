@@ -287,10 +287,10 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     close: async () => {
       clearInterval(sweeper);
       if (sharedMode !== undefined) {
+        // Streams and JSON waits end without cancelling (the runs are held by workers and go
+        // on); then the worker, the subscriptions and the queue close. Nothing is cancelled.
         draining.abort();
         await sharedMode.close();
-        // Followed here, held elsewhere: nothing to stop but the subscriptions.
-        registry.abandonAll();
       } else if (durable === undefined) registry.cancelAll();
       else {
         durable.close(); // first: the runs' cancellations are not stored

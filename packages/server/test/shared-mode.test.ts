@@ -347,6 +347,26 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
     ).toEqual(['success']);
   });
 
+  it('an API instance closing does not cancel the runs it was streaming: they finish on their worker', async () => {
+    const c = cluster([{ text: final('finished anyway'), delayMs: 500 }]);
+    const a = await instance(c, 'api');
+    await instance(c, 'worker');
+    const client = await openSse(`${a.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'slowly' },
+      headers: as('alice'),
+    });
+    await client.waitFor((f) => f.event === 'start');
+    const runId = client.events[0]?.runId ?? '';
+    await a.close(); // server.close() then the HTTP server: the client is cut off
+    const deadline = Date.now() + 5_000;
+    let status = (await c.store.load(runId))?.run.status;
+    while (status === 'running' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 25));
+      status = (await c.store.load(runId))?.run.status;
+    }
+    expect(status).toBe('success');
+  });
+
   it('Redis unreachable: a new run is refused with 503 and is not left running in the store', async () => {
     const store = memoryRunStore();
     const down = await start({
