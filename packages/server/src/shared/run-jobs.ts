@@ -48,8 +48,9 @@ export function runQueue(connection: Redis, prefix: string): Queue<RunJob> {
     connection,
     prefix: queuePrefix(prefix),
     defaultJobOptions: {
-      // A job whose worker threw (the store was down) is tried again; a stalled one is handed over.
-      attempts: 5,
+      // A job whose worker threw (the store was down) is tried again, for about half an hour
+      // in all (500 ms doubling); a stalled one is handed over by BullMQ's stalled-job check.
+      attempts: 12,
       backoff: { type: 'exponential', delay: 500 },
       removeOnComplete: true,
       removeOnFail: { age: 7 * 86_400, count: 10_000 },

@@ -148,7 +148,9 @@ export class RunWorker {
     }, this.#locks.ttlMs / 3);
     try {
       const outcome = await this.#hold(runId, action);
-      if (outcome === 'handed_back' && !lost) {
+      if (outcome === 'handed_back') {
+        // Back to the queue at once (if the job is no longer ours, this throws: BullMQ's
+        // stalled-job check or a retry gives it to a worker).
         await job.moveToWait(token);
         throw new WaitingError();
       }
