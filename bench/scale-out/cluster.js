@@ -6,6 +6,7 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
+import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { clearInterval, clearTimeout, setInterval, setTimeout } from 'node:timers';
 import { fileURLToPath } from 'node:url';
@@ -75,6 +76,8 @@ export async function prepareStorage() {
  * @property {{ live: number, paused: number, finished: number }} runs runs in the instance's registry
  * @property {number} storeQueries run-store statements so far
  * @property {number} storeQueryMs their time so far (pool wait included)
+ * @property {number} loopDelayP99Ms event-loop delay p99 since the last reset
+ * @property {number} loopDelayMaxMs event-loop delay max since the last reset
  */
 
 /**
@@ -120,9 +123,9 @@ export async function spawnInstance(name, env, logFile) {
     get stderrLines() {
       return stderrLines;
     },
-    /** @returns {Promise<Stats>} */
-    async stats() {
-      const response = await globalThis.fetch(`${url}/bench/stats`);
+    /** @param {boolean} [reset] start a new stretch of event-loop delays @returns {Promise<Stats>} */
+    async stats(reset = false) {
+      const response = await globalThis.fetch(`${url}/bench/stats${reset ? '?reset' : ''}`);
       return /** @type {Stats} */ (await response.json());
     },
     /** SIGTERM (drain, close); SIGKILL if it has not exited after `graceMs`. */
@@ -140,12 +143,35 @@ export async function spawnInstance(name, env, logFile) {
 /** @typedef {Awaited<ReturnType<typeof spawnInstance>>} Instance */
 
 /**
- * Samples the instances' stats every `everyMs` until `stop()`: peak RSS, mean CPU % and the
- * run-store statements (count, time) over the whole stretch, per instance.
+ * This machine's CPU from now on: the returned function gives the share of all cores busy
+ * (100 = every core) since this call — PostgreSQL, Redis and everything else included.
+ */
+export function machineCpu() {
+  const times = () =>
+    os.cpus().reduce(
+      (sum, cpu) => {
+        const t = cpu.times;
+        return { idle: sum.idle + t.idle, total: sum.total + t.idle + t.user + t.nice + t.sys + t.irq };
+      },
+      { idle: 0, total: 0 },
+    );
+  const start = times();
+  return () => {
+    const now = times();
+    const total = now.total - start.total;
+    return total === 0 ? NaN : ((total - (now.idle - start.idle)) / total) * 100;
+  };
+}
+
+/**
+ * Samples the instances' stats every `everyMs` until `stop()`: peak RSS, mean CPU %, event-loop
+ * delay and the run-store statements (count, time) over the whole stretch, per instance; and
+ * the machine's CPU over the stretch.
  * @param {Instance[]} instances
  */
 export async function sampleStats(instances, everyMs = 500) {
-  const first = await Promise.all(instances.map((i) => i.stats()));
+  const first = await Promise.all(instances.map((i) => i.stats(true)));
+  const machine = machineCpu();
   /** @type {number[][]} */
   const rss = instances.map((_, k) => [first[k]?.rss ?? 0]);
   let last = first;
@@ -164,6 +190,7 @@ export async function sampleStats(instances, everyMs = 500) {
       const end = await Promise.all(instances.map((i) => i.stats()));
       end.forEach((s, k) => rss[k]?.push(s.rss));
       last = end;
+      const busy = machine();
       return instances.map((instance, k) => {
         const a = /** @type {Stats} */ (first[k]);
         const b = /** @type {Stats} */ (last[k]);
@@ -173,6 +200,9 @@ export async function sampleStats(instances, everyMs = 500) {
           rssPeakMB: Math.max(...(rss[k] ?? [])) / 2 ** 20,
           cpuMs: b.cpuMs - a.cpuMs,
           cpuPercent: ((b.cpuMs - a.cpuMs) / (b.atMs - a.atMs)) * 100,
+          loopDelayP99Ms: b.loopDelayP99Ms,
+          loopDelayMaxMs: b.loopDelayMaxMs,
+          machineBusyPercent: busy,
           storeQueries: b.storeQueries - a.storeQueries,
           storeQueryMs: b.storeQueryMs - a.storeQueryMs,
         };

@@ -1,18 +1,20 @@
 // @ts-check
 /**
  * One instance of the shared mode for the scale-out bench: an API (`api`), a worker
- * (`worker`) or both (`all`), over PostgreSQL (`sqlRunStore` in its own schema) and Redis
- * (queue, bus, limits). Run as a child process by run.js:
+ * (`worker`), both (`all`) — or, for the baseline, a server with no shared mode (`single`) —
+ * over PostgreSQL (`sqlRunStore` in its own schema) and Redis (queue, bus, limits). Run as a
+ * child process by run.js:
  *
  *   node bench/scale-out/instance.js --role api --schema s --prefix p: [--port 0] [--concurrency 25]
  *
  * (every flag can also be given as an environment variable: ROLE, SCHEMA, PREFIX, PORT,
  * CONCURRENCY, STEP_MS, SLOW_STEP_MS, APPROVE_STEP_MS, POOL_MAX, LOCK_MS, DATABASE_URL,
  * REDIS_URL, LOG_LEVEL). Prints its port on the first stdout line once it listens. Mounts
- * `/bench/stats` (RSS, heap, cumulative CPU, runs held) in front of the Reins app. SIGTERM:
- * drains, closes, exits. `startInstance` is also imported by the smoke test (in process).
+ * `/bench/stats` (RSS, heap, cumulative CPU, runs held, event-loop delay since the last
+ * `?reset`, run-store statements) in front of the Reins app. SIGTERM: drains, closes, exits.
+ * `startInstance` is also imported by the smoke test (in process).
  */
-import { performance } from 'node:perf_hooks';
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 import { pathToFileURL } from 'node:url';
 import { Hono } from 'hono';
 import pg from 'pg';
@@ -34,7 +36,8 @@ export const NO_QUOTA = {
 
 /**
  * @typedef {object} InstanceConfig
- * @property {'api' | 'worker' | 'all'} role
+ * @property {'api' | 'worker' | 'all' | 'single'} role `single`: no shared mode at all — one process
+ *   running its own runs over the same store (in-process limits): the baseline
  * @property {string} schema PostgreSQL schema of the run store (must exist)
  * @property {string} prefix Redis key prefix of this bench run (e.g. `bench-abc:`)
  * @property {number} [port] default 0 (any free port)
@@ -90,22 +93,32 @@ export async function startInstance(config) {
     durable: { store },
     redisPrefix: config.prefix,
     quota: NO_QUOTA,
-    shared: {
-      role: config.role,
-      redisUrl: config.redisUrl ?? REDIS_URL,
-      concurrency: config.concurrency ?? 25,
-      ...(config.lockMs === undefined ? {} : { lockMs: config.lockMs }),
-    },
+    ...(config.role === 'single'
+      ? {}
+      : {
+          shared: {
+            role: config.role,
+            redisUrl: config.redisUrl ?? REDIS_URL,
+            concurrency: config.concurrency ?? 25,
+            ...(config.lockMs === undefined ? {} : { lockMs: config.lockMs }),
+          },
+        }),
     // On stderr: stdout carries the port line only (run.js collects stderr per instance).
     logger: pino({ level: config.logLevel ?? 'warn' }, pino.destination(2)),
   });
   await reins.recover(); // shared mode: the worker starts taking jobs, the API listens for replies
 
+  // How late the event loop runs (a timer due now fires late; so does every reply waiting to be read).
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
   const app = new Hono();
   app.get('/bench/stats', (c) => {
     const cpu = process.cpuUsage();
     const mem = process.memoryUsage();
+    const delay = { loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMaxMs: loop.max / 1e6 };
+    if (c.req.query('reset') !== undefined) loop.reset(); // from here on: the next stretch's delays
     return c.json({
+      ...delay,
       role: config.role,
       rss: mem.rss,
       heapUsed: mem.heapUsed,
@@ -149,8 +162,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const role = flag('role', 'ROLE');
   const schema = flag('schema', 'SCHEMA');
   const prefix = flag('prefix', 'PREFIX');
-  if ((role !== 'api' && role !== 'worker' && role !== 'all') || !schema || !prefix) {
-    console.error('usage: instance.js --role api|worker|all --schema <pg schema> --prefix <redis prefix>');
+  if ((role !== 'api' && role !== 'worker' && role !== 'all' && role !== 'single') || !schema || !prefix) {
+    console.error(
+      'usage: instance.js --role api|worker|all|single --schema <pg schema> --prefix <redis prefix>',
+    );
     process.exit(2);
   }
   /** @type {InstanceConfig} */
