@@ -4,13 +4,13 @@
  * workers execute them, events fan out over Redis pub/sub, PostgreSQL is the record), every
  * instance a real child process (instance.js) over this machine's PostgreSQL and Redis.
  *
- *   npm run bench:scale-out                         # build, then the full run (~5 min)
- *   node bench/scale-out/run.js --quick             # a smoke check (~1 min)
+ *   npm run bench:scale-out                         # build, then the full run (about 4 min)
+ *   node bench/scale-out/run.js --quick             # shorter levels, fewer samples (~1 min)
  *   node bench/scale-out/run.js --sections 2,4      # only some sections
  *   node bench/scale-out/fanout.js                  # section 4 alone
  *
- * Flags (defaults; --quick ones in brackets): --clients 25,50 · --seconds 12 [4] · --repeats 2 [1]
- * · --worker-concurrency 25 · --step-ms 300 · --samples 100 [25] · --streams 1000 [200]
+ * Flags (defaults; --quick ones in brackets): --clients 25,50 · --seconds 12 [3] · --repeats 2 [1]
+ * · --worker-concurrency 25 · --step-ms 300 · --samples 100 [20] · --control-load 70 · --streams 1000 [200]
  * · --streams-worker-concurrency 500 · --streams-step-ms 300 · --fanout-events 2000 [500]
  * · --fanout-repeats 3 [1] · --sections 1,2,3,4. DATABASE_URL and REDIS_URL override
  * postgres://postgres@127.0.0.1:5432/test and redis://127.0.0.1:6379.
@@ -28,21 +28,28 @@
  *    counts runs ending after it, latencies come from runs starting after it. Added latency
  *    per event: its arrival here minus its own `at` (same machine, same wall clock); per run:
  *    the run's duration (request sent → `done` here) minus the model's simulated time (2 ×
- *    --step-ms). Plus each instance's CPU over the level.
- * 2. Control round trips (target p99 < 200 ms), one at a time, the cluster otherwise idle
- *    (A, B, 2 workers): cancel — a run with a 30 s model step streamed from A (a worker holds
- *    it: its `step` event came from the worker), POST /cancel on B; the cancel response (it
- *    waits for the run to end `cancelled`) and the `done {cancelled}` on A's stream, both timed
- *    from the cancel's send. Approve — a run paused for approval (a non-read-only tool; model
- *    steps of 0 ms), POST /approve on B: in the JSON form the status line comes with the run's
- *    next stop (the tool call and the final model step included); in the SSE form the status
- *    line comes once a worker has taken the approval and stored it (the round trip itself),
- *    then the first event after the pause (`resume`). JSON and SSE samples alternate.
+ *    --step-ms). Plus each instance's CPU, CPU time per run by role, run-store statements per
+ *    run and the machine's CPU over the level. Baseline: the same levels (1 round) against one
+ *    process with no shared mode (`single`: same store, in-process limits) — what the hop over
+ *    queue and bus costs.
+ * 2. Control round trips (target p99 < 200 ms), run streamed from A, control sent to B (A, B,
+ *    2 workers): cancel — a run with a 30 s model step (a worker holds it: its `start` came
+ *    from the worker, which is then in the model call), POST /cancel on B; the cancel response
+ *    (it waits for the run to end `cancelled`) and the `done {cancelled}` on A's stream, both
+ *    timed from the cancel's send. Approve — a run paused for approval (a non-read-only tool;
+ *    model steps of 0 ms), POST /approve on B: in the JSON form the status line comes with the
+ *    run's next stop (the tool call and the final model step included); in the SSE form the
+ *    status line comes once a worker has taken the approval and stored it (the round trip
+ *    itself), then the first event after the pause (`resume`). Idle: one at a time, JSON and
+ *    SSE samples alternating. Under load: --control-load closed-loop clients in the
+ *    background (default 70: more than the two workers' slots, so new runs queue), 4 round
+ *    trips at a time, SSE form only.
  * 3. --streams concurrent SSE streams: fresh A and B and 2 workers with
  *    --streams-worker-concurrency each; all runs sent at once, half to A and half to B, the
  *    load generator in this process (its own CPU is reported: a client near 100% would be
  *    part of the latency). Added latency per event, runs completed, errors, peak open
- *    streams and peak runs held by the workers, RSS and CPU of every instance.
+ *    streams and peak runs held by the workers, where each run's time went (API, queue,
+ *    worker), RSS, CPU and event-loop delay of every instance, the machine's CPU.
  * 4. Fan-out choice (fanout.js): Redis pub/sub against PostgreSQL LISTEN/NOTIFY for ≈1 KB
  *    messages at ~1,000/s to 1 and 2 subscribers, and NOTIFY's 8,000-byte payload cap.
  *
@@ -75,12 +82,13 @@ const option = (/** @type {string} */ name) => {
 const numberOption = (/** @type {string} */ name, /** @type {number} */ full, /** @type {number} */ short) =>
   Number(option(name) ?? (quick ? short : full));
 const clientLevels = (option('--clients') ?? '25,50').split(',').map(Number);
-const seconds = numberOption('--seconds', 12, 4);
+const seconds = numberOption('--seconds', 12, 3);
 const repeats = numberOption('--repeats', 2, 1);
 const workerConcurrency = numberOption('--worker-concurrency', 25, 25);
 const stepMs = numberOption('--step-ms', 300, 300);
-const samples = numberOption('--samples', 100, 25);
+const samples = numberOption('--samples', 100, 20);
 const streams = numberOption('--streams', 1_000, 200);
+const controlLoad = numberOption('--control-load', 70, 70);
 const streamsWorkerConcurrency = numberOption('--streams-worker-concurrency', 500, 500);
 const streamsStepMs = numberOption('--streams-step-ms', stepMs, stepMs);
 const fanoutEvents = numberOption('--fanout-events', 2_000, 500);
@@ -88,6 +96,7 @@ const fanoutRepeats = numberOption('--fanout-repeats', 3, 1);
 const sections = new Set((option('--sections') ?? '1,2,3,4').split(',').map(Number));
 const TARGET_CONTROL_P99_MS = 200;
 const RAMP_MS = 1_500;
+const WARM_MS = quick ? 1_500 : 2_500;
 
 const stamp = new Date().toISOString().replace(/[:.]/g, '-');
 const logDir = join(here, '..', 'results', 'scale-out-logs', stamp);
@@ -125,7 +134,7 @@ const live = [];
 /** @type {import('./cluster.js').Instance[]} every instance started, for the log line counts */
 const spawned = [];
 /**
- * @param {string} name @param {'api' | 'worker'} role @param {Record<string, number>} [extra]
+ * @param {string} name @param {'api' | 'worker' | 'single'} role @param {Record<string, number>} [extra]
  */
 async function start(name, role, extra = {}) {
   const instance = await spawnInstance(
@@ -147,20 +156,24 @@ async function stop(instances) {
 // 1. Throughput and added latency, 1 vs 2 workers.
 
 /**
- * C clients, each running SSE runs back to back for `ms`, client i on `apis[i % 2]`.
+ * C clients, each running SSE runs back to back for `ms` (or until `signal` aborts), client i
+ * on `apis[i % 2]`.
  * @param {import('./cluster.js').Instance[]} apis @param {number} clients @param {number} ms @param {string} tag
+ * @param {AbortSignal} [signal]
  */
-async function closedLoop(apis, clients, ms, tag) {
+async function closedLoop(apis, clients, ms, tag, signal) {
   const httpAgent = keepAlive();
   const began = performance.now();
   const from = began + RAMP_MS;
   const stopAt = began + ms;
+  let endAt = stopAt; // or when `signal` aborts
+  signal?.addEventListener('abort', () => (endAt = Math.min(endAt, performance.now())), { once: true });
   /** @type {{ startedAt: number, endedAt: number, ok: boolean, status: string, durationMs: number, queuedMs: number, addedMs: number[] }[]} */
   const runs = [];
   let next = 0;
   const client = async (/** @type {number} */ i) => {
     await sleep((i / clients) * 1_000); // staggered: the clients do not move in lockstep
-    while (performance.now() < stopAt) {
+    while (performance.now() < stopAt && signal?.aborted !== true) {
       const startedAt = performance.now();
       const api = /** @type {import('./cluster.js').Instance} */ (apis[i % apis.length]);
       const r = await sseRun(api.url, {
@@ -183,10 +196,10 @@ async function closedLoop(apis, clients, ms, tag) {
   await Promise.all(Array.from({ length: clients }, (_, i) => client(i)));
   httpAgent.destroy();
   const measured = runs.filter((r) => r.startedAt >= from);
-  const ended = runs.filter((r) => r.endedAt >= from && r.endedAt <= stopAt);
+  const ended = runs.filter((r) => r.endedAt >= from && r.endedAt <= endAt);
   return {
     allRuns: runs.length,
-    runsPerS: ended.length / ((stopAt - from) / 1000),
+    runsPerS: ended.length / ((endAt - from) / 1000),
     runs: measured.length,
     failed: measured.filter((r) => !r.ok).length,
     failures: [...new Set(measured.filter((r) => !r.ok).map((r) => r.status))].slice(0, 3),
@@ -201,7 +214,7 @@ async function closedLoop(apis, clients, ms, tag) {
  * @typedef {{ workers: number, clients: number, rounds: number, runsPerS: number[], runs: number,
  *   failed: number, failures: string[], durations: number[], queued: number[], eventAdded: number[], runAdded: number[],
  *   cpu: Record<string, number[]>, apiCpuPerRun: number[], workerCpuPerRun: number[], storePerRun: number[],
- *   storeMs: number[] }} Level
+ *   storeMs: number[], machineBusy: number[] }} Level
  */
 
 /**
@@ -212,7 +225,7 @@ async function closedLoop(apis, clients, ms, tag) {
 async function throughputLevels(apis, workers) {
   /** @type {Map<number, Level>} */
   const levels = new Map();
-  await closedLoop(apis, 10, 2_500, `warm${workers.length}`); // warm-up (JIT, pools, connections)
+  await closedLoop(apis, 10, WARM_MS, `warm${workers.length}`); // warm-up (JIT, pools, connections)
   for (let round = 0; round < repeats; round++) {
     for (const clients of clientLevels) {
       const sampler = await sampleStats([...apis, ...workers]);
@@ -234,6 +247,7 @@ async function throughputLevels(apis, workers) {
         apiCpuPerRun: [],
         workerCpuPerRun: [],
         storePerRun: [],
+        machineBusy: [],
         storeMs: [],
       };
       level.rounds++;
@@ -253,6 +267,7 @@ async function throughputLevels(apis, workers) {
       const queries = usage.reduce((sum, u) => sum + u.storeQueries, 0);
       level.storePerRun.push(queries / r.allRuns);
       level.storeMs.push(usage.reduce((sum, u) => sum + u.storeQueryMs, 0) / queries);
+      level.machineBusy.push(usage[0]?.machineBusyPercent ?? NaN);
       levels.set(clients, level);
       log(
         `${workers.length} worker(s), C=${clients}, round ${round + 1}: ${fmt(r.runsPerS)} runs/s, ` +
@@ -266,14 +281,28 @@ async function throughputLevels(apis, workers) {
 // ---------------------------------------------------------------------------------------------
 // 2. Control round trips.
 
-/** @param {import('./cluster.js').Instance} a @param {import('./cluster.js').Instance} b */
-async function controlRoundTrips(a, b) {
+/**
+ * `samples` cancel round trips, then `samples` approve round trips of each form in `forms`
+ * (alternating), `parallel` at a time.
+ * @param {import('./cluster.js').Instance} a @param {import('./cluster.js').Instance} b
+ * @param {{ tag: string, forms: ('json' | 'sse')[], parallel: number }} o
+ */
+async function controlRoundTrips(a, b, { tag, forms, parallel }) {
   const httpAgent = keepAlive();
   // Warm-up: both instances, both paths.
   for (let i = 0; i < 3; i++) {
-    await cancelRoundTrip(a.url, b.url, `warm-c${i}`, httpAgent);
-    await approveRoundTrip(a.url, b.url, `warm-a${i}`, i % 2 === 0 ? 'json' : 'sse', httpAgent);
+    await cancelRoundTrip(a.url, b.url, `${tag}-warm-c${i}`, httpAgent);
+    await approveRoundTrip(a.url, b.url, `${tag}-warm-a${i}`, i % 2 === 0 ? 'json' : 'sse', httpAgent);
   }
+  /** Runs `count` samples, `parallel` at a time. @param {number} count @param {(i: number) => Promise<void>} one */
+  const inTurn = async (count, one) => {
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: parallel }, async () => {
+        while (next < count) await one(next++);
+      }),
+    );
+  };
   /** @type {string[]} */
   const problems = [];
   const cancel = {
@@ -281,17 +310,17 @@ async function controlRoundTrips(a, b) {
     streamDone: /** @type {number[]} */ ([]),
     failed: 0,
   };
-  for (let i = 0; i < samples; i++) {
-    const r = await cancelRoundTrip(a.url, b.url, `cancel-u${i}`, httpAgent);
+  await inTurn(samples, async (i) => {
+    const r = await cancelRoundTrip(a.url, b.url, `${tag}-cancel-u${i}`, httpAgent);
     if (!r.ok || r.responseMs === undefined || r.streamDoneMs === undefined) {
       cancel.failed++;
       problems.push(r.problem);
-      continue;
+      return;
     }
     cancel.response.push(r.responseMs);
     cancel.streamDone.push(r.streamDoneMs);
-  }
-  log(`cancel: p99 ${fmt(spread(cancel.response).p99, 0)} ms (${cancel.failed} failed)`);
+  });
+  log(`${tag} cancel: p99 ${fmt(spread(cancel.response).p99, 0)} ms (${cancel.failed} failed)`);
   const approve = {
     jsonStatus: /** @type {number[]} */ ([]),
     sseStatus: /** @type {number[]} */ ([]),
@@ -300,13 +329,13 @@ async function controlRoundTrips(a, b) {
     firstEvents: /** @type {Set<string>} */ (new Set()),
     failed: 0,
   };
-  for (let i = 0; i < 2 * samples; i++) {
-    const form = i % 2 === 0 ? 'json' : 'sse';
-    const r = await approveRoundTrip(a.url, b.url, `approve-u${i}`, form, httpAgent);
+  await inTurn(forms.length * samples, async (i) => {
+    const form = /** @type {'json' | 'sse'} */ (forms[i % forms.length]);
+    const r = await approveRoundTrip(a.url, b.url, `${tag}-approve-u${i}`, form, httpAgent);
     if (!r.ok || r.headersMs === undefined) {
       approve.failed++;
       problems.push(r.problem);
-      continue;
+      return;
     }
     if (form === 'json') approve.jsonStatus.push(r.headersMs);
     else {
@@ -315,8 +344,10 @@ async function controlRoundTrips(a, b) {
       approve.sseDone.push(r.totalMs);
       approve.firstEvents.add(r.firstEvent ?? '');
     }
-  }
-  log(`approve: SSE status line p99 ${fmt(spread(approve.sseStatus).p99, 0)} ms (${approve.failed} failed)`);
+  });
+  log(
+    `${tag} approve: SSE status line p99 ${fmt(spread(approve.sseStatus).p99, 0)} ms (${approve.failed} failed)`,
+  );
   httpAgent.destroy();
   return { cancel, approve, problems: [...new Set(problems)].slice(0, 5) };
 }
@@ -402,8 +433,57 @@ async function manyStreams(apis, workers, n) {
 /** @type {Record<string, unknown>} */
 const results = {};
 const markdown = [];
+/** @type {string[]} section 1's baseline table, printed after its shared-mode tables */
+const baseline = [];
 const began = performance.now();
 try {
+  if (sections.has(1)) {
+    log('baseline: one process, no shared mode');
+    const single = await start('single', 'single');
+    await closedLoop([single], 10, WARM_MS, 'warm-single');
+    const rows = [];
+    for (const clients of clientLevels) {
+      const sampler = await sampleStats([single]);
+      const r = await closedLoop([single], clients, seconds * 1_000, `single-c${clients}`);
+      const [usage] = await sampler.stop();
+      rows.push({
+        clients,
+        runsPerS: r.runsPerS,
+        runs: r.runs,
+        failed: r.failed,
+        duration: spread(r.durations),
+        eventAdded: spread(r.eventAdded),
+        runAdded: spread(r.runAdded),
+        cpuMsPerRun: (usage?.cpuMs ?? NaN) / r.allRuns,
+      });
+    }
+    await stop([single]);
+    results['baseline'] = rows;
+    baseline.push(
+      `Baseline — the same agent and store in one process, no shared mode (in-process limits), 1 round per level:\n`,
+      table(
+        [
+          'C',
+          'runs/s',
+          'run duration p50 / p99 (ms)',
+          'added per event p50 / p99 (ms)',
+          'added per run p50 / p99 (ms)',
+          'CPU ms per run',
+          'runs (failed)',
+        ],
+        rows.map((r) => [
+          String(r.clients),
+          fmt(r.runsPerS, 1),
+          `${int(r.duration.p50)} / ${int(r.duration.p99)}`,
+          `${int(r.eventAdded.p50)} / ${int(r.eventAdded.p99)}`,
+          `${int(r.runAdded.p50)} / ${int(r.runAdded.p99)}`,
+          fmt(r.cpuMsPerRun, 1),
+          `${int(r.runs)} (${int(r.failed)})`,
+        ]),
+      ),
+      '',
+    );
+  }
   if (sections.has(1) || sections.has(2)) {
     log('starting API A, API B and worker 1');
     const [a, b, w1] = await Promise.all([
@@ -435,6 +515,7 @@ try {
         workerCpuMsPerRun: median(l.workerCpuPerRun),
         storeStatementsPerRun: median(l.storePerRun),
         storeStatementMs: median(l.storeMs),
+        machineBusyPercent: median(l.machineBusy),
       }));
       const pick = (/** @type {number} */ w, /** @type {number} */ c) =>
         /** @type {Level} */ (levels.find((l) => l.workers === w && l.clients === c));
@@ -480,6 +561,7 @@ try {
             'CPU ms per run: APIs │ workers',
             'store statements per run',
             'mean statement (ms)',
+            'machine CPU % busy',
           ],
           levels.map((l) => [
             String(l.workers),
@@ -490,70 +572,80 @@ try {
             `${fmt(median(l.apiCpuPerRun), 1)} │ ${fmt(median(l.workerCpuPerRun), 1)}`,
             fmt(median(l.storePerRun), 1),
             fmt(median(l.storeMs), 1),
+            fmt(median(l.machineBusy), 0),
           ]),
         ),
         '',
       );
+      markdown.push(...baseline);
       const failures = levels.flatMap((l) => l.failures);
       if (failures.length > 0) markdown.push(`Failures seen: ${[...new Set(failures)].join('; ')}\n`);
     }
     if (sections.has(2)) {
-      log('control round trips');
-      const control = await controlRoundTrips(a, b);
-      const row = (/** @type {string} */ label, /** @type {number[]} */ xs) => {
-        const s = spread(xs);
-        return [
-          label,
-          int(s.n),
-          fmt(s.p50, 1),
-          fmt(s.p95, 1),
-          fmt(s.p99, 1),
-          fmt(s.max, 1),
-          s.p99 < TARGET_CONTROL_P99_MS ? 'yes' : 'NO',
-        ];
-      };
+      log('control round trips, idle');
+      const idle = await controlRoundTrips(a, b, { tag: 'idle', forms: ['json', 'sse'], parallel: 1 });
+      log(`control round trips under load: ${controlLoad} closed-loop clients in the background`);
+      const background = new globalThis.AbortController();
+      const loading = closedLoop([a, b], controlLoad, 3_600_000, 'background', background.signal);
+      await sleep(2_000); // the load is on
+      const busy = await controlRoundTrips(a, b, { tag: 'load', forms: ['sse'], parallel: 4 });
+      background.abort();
+      const load = await loading;
+      const summary = (/** @type {typeof idle} */ c) => ({
+        cancelResponse: spread(c.cancel.response),
+        cancelStreamDone: spread(c.cancel.streamDone),
+        approveJsonStatus: spread(c.approve.jsonStatus),
+        approveSseStatus: spread(c.approve.sseStatus),
+        approveSseFirstEvent: spread(c.approve.sseFirstEvent),
+        approveSseDone: spread(c.approve.sseDone),
+        failed: { cancel: c.cancel.failed, approve: c.approve.failed },
+        problems: c.problems,
+      });
       results['control'] = {
-        cancelResponse: spread(control.cancel.response),
-        cancelStreamDone: spread(control.cancel.streamDone),
-        approveJsonStatus: spread(control.approve.jsonStatus),
-        approveSseStatus: spread(control.approve.sseStatus),
-        approveSseFirstEvent: spread(control.approve.sseFirstEvent),
-        approveSseDone: spread(control.approve.sseDone),
-        failed: { cancel: control.cancel.failed, approve: control.approve.failed },
-        problems: control.problems,
+        idle: summary(idle),
+        underLoad: { ...summary(busy), backgroundClients: controlLoad, backgroundRunsPerS: load.runsPerS },
       };
+      const cells = (/** @type {number[]} */ xs) => {
+        const s = spread(xs);
+        return s.n === 0 ? '–' : `${fmt(s.p50, 0)} / ${fmt(s.p95, 0)} / ${fmt(s.p99, 0)} / ${fmt(s.max, 0)}`;
+      };
+      const verdict = (/** @type {number[]} */ xs) =>
+        xs.length === 0 ? '–' : spread(xs).p99 < TARGET_CONTROL_P99_MS ? 'yes' : '**no**';
+      /** @type {[string, (c: typeof idle) => number[]][]} */
+      const rows = [
+        ['cancel on B → its response (run ended `cancelled`)', (c) => c.cancel.response],
+        ['cancel on B → `done {cancelled}` on A’s stream', (c) => c.cancel.streamDone],
+        [
+          'approve on B, SSE form → status line (a worker took the approval and stored it)',
+          (c) => c.approve.sseStatus,
+        ],
+        [
+          `approve on B, SSE form → first event after the pause (${[...idle.approve.firstEvents].join(', ')})`,
+          (c) => c.approve.sseFirstEvent,
+        ],
+        ['approve on B, SSE form → `done {success}`', (c) => c.approve.sseDone],
+        [
+          'approve on B, JSON form → status line (comes with the run’s next stop: tool + a 0 ms model step)',
+          (c) => c.approve.jsonStatus,
+        ],
+      ];
       markdown.push(
-        `## 2. Control round trips (run streamed from A, control sent to B; 2 workers; one at a time, otherwise idle)\n`,
+        `## 2. Control round trips: run streamed from A, control sent to B (2 workers of ${workerConcurrency})\n`,
+        `Idle: one at a time, nothing else running. Under load: ${controlLoad} closed-loop SSE clients in the background ` +
+          `(${fmt(load.runsPerS, 1)} runs/s; more runs than the workers' ${2 * workerConcurrency} slots, so new runs wait in the queue), ` +
+          `4 round trips at a time, SSE form only. Cells: p50 / p95 / p99 / max in ms (samples).\n`,
         table(
-          [
-            'round trip',
-            'samples',
-            'p50 (ms)',
-            'p95 (ms)',
-            'p99 (ms)',
-            'max (ms)',
-            `p99 < ${TARGET_CONTROL_P99_MS} ms`,
-          ],
-          [
-            row('cancel on B → its response (run ended `cancelled`)', control.cancel.response),
-            row('cancel on B → `done {cancelled}` on A’s stream', control.cancel.streamDone),
-            row(
-              'approve on B, SSE form → status line (worker took and stored it)',
-              control.approve.sseStatus,
-            ),
-            row(
-              `approve on B, SSE form → first event after the pause (${[...control.approve.firstEvents].join(', ')})`,
-              control.approve.sseFirstEvent,
-            ),
-            row('approve on B, SSE form → `done {success}`', control.approve.sseDone),
-            row(
-              'approve on B, JSON form → status line (= the run’s next stop: tool + 0 ms model step)',
-              control.approve.jsonStatus,
-            ),
-          ],
+          ['round trip', 'idle', 'under load', `p99 < ${TARGET_CONTROL_P99_MS} ms: idle │ load`],
+          rows.map(([label, of]) => [
+            label,
+            `${cells(of(idle))} (${of(idle).length})`,
+            of(busy).length === 0 ? '–' : `${cells(of(busy))} (${of(busy).length})`,
+            `${verdict(of(idle))} │ ${verdict(of(busy))}`,
+          ]),
         ),
         '',
-        `Failed samples: cancel ${control.cancel.failed}, approve ${control.approve.failed}${control.problems.length > 0 ? ` (${control.problems.join('; ')})` : ''}\n`,
+        `Failed samples: idle cancel ${idle.cancel.failed}, approve ${idle.approve.failed}; under load cancel ${busy.cancel.failed}, approve ${busy.approve.failed}` +
+          `${[...idle.problems, ...busy.problems].length > 0 ? ` (${[...new Set([...idle.problems, ...busy.problems])].join('; ')})` : ''}\n`,
       );
     }
     await stop([a, b, w1, w2]);
@@ -618,14 +710,21 @@ try {
       ),
       '',
       table(
-        ['instance', 'RSS before → peak (MB)', 'CPU % (mean over the wave)'],
+        [
+          'instance',
+          'RSS before → peak (MB)',
+          'CPU % (mean over the wave)',
+          'event-loop delay p99 / max (ms)',
+        ],
         s.usage.map((u) => [
           u.name,
           `${fmt(u.rssStartMB, 0)} → ${fmt(u.rssPeakMB, 0)}`,
           fmt(u.cpuPercent, 0),
+          `${fmt(u.loopDelayP99Ms, 0)} / ${fmt(u.loopDelayMaxMs, 0)}`,
         ]),
       ),
       '',
+      `The machine's CPU over the wave (both cores; PostgreSQL, Redis and this client included): ${fmt(s.usage[0]?.machineBusyPercent ?? NaN, 0)}% busy.\n`,
     );
     await stop([a, b, w1, w2]);
   }
