@@ -603,7 +603,12 @@ try {
       });
       results['control'] = {
         idle: summary(idle),
-        underLoad: { ...summary(busy), backgroundClients: controlLoad, backgroundRunsPerS: load.runsPerS },
+        underLoad: {
+          ...summary(busy),
+          backgroundClients: controlLoad,
+          backgroundRunsPerS: load.runsPerS,
+          backgroundQueued: spread(load.queued),
+        },
       };
       const cells = (/** @type {number[]} */ xs) => {
         const s = spread(xs);
@@ -632,7 +637,8 @@ try {
       markdown.push(
         `## 2. Control round trips: run streamed from A, control sent to B (2 workers of ${workerConcurrency})\n`,
         `Idle: one at a time, nothing else running. Under load: ${controlLoad} closed-loop SSE clients in the background ` +
-          `(${fmt(load.runsPerS, 1)} runs/s; more runs than the workers' ${2 * workerConcurrency} slots, so new runs wait in the queue), ` +
+          `(${fmt(load.runsPerS, 1)} runs/s; more runs than the workers' ${2 * workerConcurrency} slots, so new runs wait in the queue: ` +
+          `sent → worker's \`start\` p50 ${int(spread(load.queued).p50)} ms, p99 ${int(spread(load.queued).p99)} ms), ` +
           `4 round trips at a time, SSE form only. Cells: p50 / p95 / p99 / max in ms (samples).\n`,
         table(
           ['round trip', 'idle', 'under load', `p99 < ${TARGET_CONTROL_P99_MS} ms: idle │ load`],
