@@ -114,7 +114,10 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       : redisLimitStore(redis, { prefix: options.redisPrefix ?? 'reins:' }));
   const quota = new QuotaGuard(store, options.quota ?? {}, deps.now, (operation, reason) => {
     metrics.quotaFailOpen.inc({ operation });
-    logger.warn({ operation, store: store.name, reason }, 'quota store failed: request allowed (fail open)');
+    logger.warn(
+      { operation, store: store.name, reason },
+      'quota store failed or was late: request allowed (fail open)',
+    );
   });
 
   // Shared mode: unless the app brings its own policies, the tools' breakers live in Redis too.
@@ -128,7 +131,10 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
             deadlineMs: options.quota?.deadlineMs ?? 50,
             onFailOpen: (operation, reason) => {
               metrics.quotaFailOpen.inc({ operation });
-              logger.warn({ operation, reason }, 'breaker store failed: call allowed (fail open)');
+              logger.warn(
+                { operation, reason },
+                'breaker store failed or was late: call allowed (fail open)',
+              );
             },
           }),
         }));

@@ -101,9 +101,15 @@ export class QuotaGuard {
 
   /** Counts this attempt against the caller's (query) key and, signed in, the caller's minute. */
   async rateLimit(principal: Principal, ip: string, query: string): Promise<Admission> {
-    if (isAnonymous(principal)) return this.#window(`rl:${ip}:${queryHash(query)}`, this.ratePerWindow);
+    if (!Number.isFinite(this.ratePerWindow) && !Number.isFinite(this.userRunsPerMinute)) return { ok: true };
+    if (isAnonymous(principal))
+      return Number.isFinite(this.ratePerWindow)
+        ? this.#window(`rl:${ip}:${queryHash(query)}`, this.ratePerWindow)
+        : { ok: true };
     const [same, minute] = await Promise.all([
-      this.#window(`rl:u:${principal.id}:${normalizedQueryHash(query)}`, this.ratePerWindow),
+      Number.isFinite(this.ratePerWindow)
+        ? this.#window(`rl:u:${principal.id}:${normalizedQueryHash(query)}`, this.ratePerWindow)
+        : ({ ok: true } as const),
       Number.isFinite(this.userRunsPerMinute)
         ? this.#window(`rpm:${principal.id}`, this.userRunsPerMinute, 60_000, 'runs')
         : ({ ok: true } as const),
