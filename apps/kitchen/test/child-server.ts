@@ -2,7 +2,9 @@ import { execFileSync, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import type { RunEvent } from 'reins';
+import { PG_URL } from './backends.js';
 
 // Real server processes (tests/fixtures/crash-server.mjs over the built packages), for the
 // crash tests and the shared mode's multi-process tests.
@@ -181,3 +183,23 @@ export async function startRun(
 
 export const getRun = async (url: string, runId: string, headers: Record<string, string> = alice) =>
   (await (await fetch(`${url}/v1/runs/${runId}`, { headers })).json()) as Record<string, unknown>;
+
+const schemas: string[] = [];
+
+/** A new PostgreSQL schema for one child cluster (dropped by `dropSchemas`, in afterAll). */
+export async function freshSchema(prefix: string): Promise<string> {
+  const schema = `${prefix}_${process.pid}_${schemas.length}_${Date.now()}`;
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  await client.query(`CREATE SCHEMA ${schema}`);
+  await client.end();
+  schemas.push(schema);
+  return schema;
+}
+
+export async function dropSchemas(): Promise<void> {
+  const client = new pg.Client({ connectionString: PG_URL });
+  await client.connect();
+  for (const schema of schemas.splice(0)) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+  await client.end();
+}

@@ -1,7 +1,6 @@
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalEvent, RunEvent } from 'reins';
 import { PG_URL } from './backends.js';
@@ -10,8 +9,10 @@ import {
   alice,
   buildPackages,
   counted,
+  dropSchemas,
   final,
   follow,
+  freshSchema,
   getRun,
   killAll,
   startChild,
@@ -26,7 +27,6 @@ interface Backend {
   env(): Promise<Record<string, string>>;
 }
 
-const pgSchemas: string[] = [];
 const BACKENDS: Backend[] = [
   {
     name: 'PGlite',
@@ -37,15 +37,11 @@ const BACKENDS: Backend[] = [
   },
   {
     name: 'PostgreSQL',
-    env: async () => {
-      const schema = `crash_${process.pid}_${pgSchemas.length}_${Date.now()}`;
-      const client = new pg.Client({ connectionString: PG_URL });
-      await client.connect();
-      await client.query(`CREATE SCHEMA ${schema}`);
-      await client.end();
-      pgSchemas.push(schema);
-      return { CRASH_BACKEND: 'postgres', CRASH_DATA: PG_URL, CRASH_SCHEMA: schema };
-    },
+    env: async () => ({
+      CRASH_BACKEND: 'postgres',
+      CRASH_DATA: PG_URL,
+      CRASH_SCHEMA: await freshSchema('crash'),
+    }),
   },
 ];
 
@@ -53,12 +49,7 @@ beforeAll(buildPackages, 120_000);
 
 afterEach(killAll);
 
-afterAll(async () => {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  for (const schema of pgSchemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
-});
+afterAll(dropSchemas);
 
 for (const backend of BACKENDS) {
   describe(`durable runs across kill -9 [${backend.name}]`, () => {

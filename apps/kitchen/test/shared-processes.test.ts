@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { ApprovalEvent, RunEvent } from 'reins';
 import { PG_URL } from './backends.js';
@@ -11,8 +10,10 @@ import {
   alice,
   buildPackages,
   counted,
+  dropSchemas,
   final,
   follow,
+  freshSchema,
   getRun,
   killAll,
   startChild,
@@ -28,8 +29,6 @@ import {
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 const LOCK_MS = 1_500; // a killed worker's runs are handed over after about this long
 
-const schemas: string[] = [];
-
 interface Cluster {
   readonly env: Record<string, string>;
   readonly counter: string;
@@ -40,12 +39,7 @@ interface Cluster {
 
 /** 2 API instances and 2 workers over a fresh schema and Redis prefix, running `script`. */
 async function cluster(script: unknown[], extra: Record<string, string> = {}): Promise<Cluster> {
-  const schema = `shared_${process.pid}_${schemas.length}_${Date.now()}`;
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  await client.query(`CREATE SCHEMA ${schema}`);
-  await client.end();
-  schemas.push(schema);
+  const schema = await freshSchema('shared');
   const counter = join(await mkdtemp(join(tmpdir(), 'shared-counter-')), 'executions');
   const env = {
     CRASH_BACKEND: 'postgres',
@@ -84,12 +78,7 @@ async function holding(worker: Child): Promise<number> {
 
 beforeAll(buildPackages, 120_000);
 afterEach(killAll);
-afterAll(async () => {
-  const client = new pg.Client({ connectionString: PG_URL });
-  await client.connect();
-  for (const schema of schemas) await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
-  await client.end();
-});
+afterAll(dropSchemas);
 
 describe('shared mode: 2 API instances and 2 workers as processes on PostgreSQL and Redis', () => {
   it('a run started on A is streamed from B; a cancel sent to B stops it on the worker holding it', async () => {

@@ -125,12 +125,7 @@ export class RunRegistry {
   forget(runId: string, ownerId: string): RunEntry | undefined {
     const entry = this.#runs.get(runId);
     if (entry?.ownerId !== ownerId) return undefined;
-    entry.forgotten = true;
-    if (entry.record === undefined) entry.cancel();
-    clearTimeout(entry.graceTimer);
-    this.#runs.delete(runId);
-    this.#finished.delete(runId);
-    return entry;
+    return this.#stopAndDrop(entry);
   }
 
   /**
@@ -143,11 +138,14 @@ export class RunRegistry {
     if (entry === undefined) return undefined;
     if (entry.gate !== undefined) entry.gate.open = false;
     entry.released = true;
+    return this.#stopAndDrop(entry);
+  }
+
+  /** Marks the entry forgotten (nothing more is written for it), cancels it if it runs, and drops it. */
+  #stopAndDrop(entry: RunEntry): RunEntry {
     entry.forgotten = true;
     if (entry.record === undefined) entry.cancel();
-    clearTimeout(entry.graceTimer);
-    this.#runs.delete(runId);
-    this.#finished.delete(runId);
+    this.drop(entry.runId);
     return entry;
   }
 

@@ -1,7 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
-  defineTool,
   memoryConversationStore,
   memoryRunStore,
   type ApprovalEvent,
@@ -10,22 +8,7 @@ import {
   type RunStore,
 } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { act, as, final, openSse, postJson, shape, start, type Started } from './helpers.js';
-
-/** A tool that changes something and counts its executions across "processes" (servers). */
-function orderTool(placed: string[]) {
-  return defineTool({
-    name: 'place_order',
-    description: 'Orders groceries.',
-    input: z.object({ item: z.string() }),
-    output: z.object({ orderId: z.string() }),
-    readOnly: false,
-    run: ({ item }) => {
-      placed.push(item);
-      return { orderId: `o-${placed.length}` };
-    },
-  });
-}
+import { act, as, final, openSse, orderTool, postJson, shape, start, type Started } from './helpers.js';
 
 /** A model that never answers: the "process" dies during this model call. */
 const stuckModel: Model = { name: 'stuck', call: () => new Promise(() => undefined) };

@@ -202,3 +202,18 @@ export async function postJson(url: string, body: unknown, headers: Record<strin
 }
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** A tool that changes something and counts its executions across "processes" (servers). */
+export function orderTool(placed: string[]) {
+  return defineTool({
+    name: 'place_order',
+    description: 'Orders groceries.',
+    input: z.object({ item: z.string() }),
+    output: z.object({ orderId: z.string() }),
+    readOnly: false,
+    run: ({ item }) => {
+      placed.push(item);
+      return { orderId: `o-${placed.length}` };
+    },
+  });
+}

@@ -1,37 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  defineTool,
-  memoryRunStore,
-  type ApprovalEvent,
-  type Model,
-  type RunEvent,
-  type RunStore,
-} from 'reins';
+import { memoryRunStore, type ApprovalEvent, type Model, type RunEvent, type RunStore } from 'reins';
 import { scriptModel } from 'reins/testing';
 import type { SharedRole } from '../src/index.js';
 import { RemoteRun } from '../src/shared/remote-run.js';
 import type { RunBus } from '../src/shared/run-bus.js';
-import { act, as, final, openSse, postJson, shape, start, type Started } from './helpers.js';
+import { act, as, final, openSse, orderTool, postJson, shape, start, type Started } from './helpers.js';
 import { claimsAgent } from './claims-agent.js';
 
 // The shared mode on this machine's Redis (CI starts it; a missing Redis fails these tests).
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-
-function orderTool(placed: string[]) {
-  return defineTool({
-    name: 'place_order',
-    description: 'Orders groceries.',
-    input: z.object({ item: z.string() }),
-    output: z.object({ orderId: z.string() }),
-    readOnly: false,
-    run: ({ item }) => {
-      placed.push(item);
-      return { orderId: `o-${placed.length}` };
-    },
-  });
-}
 
 const started: Started[] = [];
 afterEach(async () => {
