@@ -70,7 +70,10 @@ async function launch(
 
 const post = (s: Started, user: string, input: string) =>
   postJson(`${s.url}/v1/runs`, { agent: 'a', input }, as(user));
-const lots = { ratePerWindow: 1_000, userRunsPerMinute: 1_000 };
+// The fail-open deadline is widened here: these tests are about what the limits admit, and a
+// burst of 250 admissions on a busy CI machine can make Redis answer later than 50 ms (then the
+// request is let through by design — tested in quota.test.ts, not here).
+const lots = { ratePerWindow: 1_000, userRunsPerMinute: 1_000, deadlineMs: 2_000 };
 
 describe('daily quota under parallel runs (reservation)', () => {
   it.each([['memory'], ['redis']] as const)(
