@@ -24,6 +24,7 @@ export class ServerMetrics {
   readonly runsRecovered: Counter<'how'>;
   readonly runsSwept: Counter;
   readonly runStoreFailures: Counter;
+  readonly abandoned: Counter<'stage'>;
 
   constructor(registry: Registry = new Registry()) {
     this.registry = registry;
@@ -102,6 +103,12 @@ export class ServerMetrics {
     this.runStoreFailures = new Counter({
       name: 'reins_run_store_failures_total',
       help: 'Failed writes of run events to the run store (each is retried, in order).',
+      registers,
+    });
+    this.abandoned = new Counter({
+      name: 'reins_abandoned_requests_total',
+      help: 'Run requests whose client left before the run started (never started) or while it was being started (cancelled at once).',
+      labelNames: ['stage'],
       registers,
     });
   }

@@ -57,7 +57,9 @@ export function streamRun(
       detach(true);
     };
     stream.onAbort(onGone);
-    c.req.raw.signal.addEventListener('abort', onGone, { once: true });
+    if (c.req.raw.signal.aborted)
+      onGone(); // gone already (while the run was being started)
+    else c.req.raw.signal.addEventListener('abort', onGone, { once: true });
     let drained = false;
     const onDrain = (): void => {
       drained = true;

@@ -17,6 +17,7 @@ export function wantsStream(c: Context): boolean {
 
 /** SSE of the run's events from `fromSeq` to its next stop (its end or a pause). */
 export function stream(c: Context, s: ServerState, entry: RunEntry, fromSeq: number): Response {
+  if (c.req.raw.signal.aborted) s.metrics.abandoned.inc({ stage: 'while_starting' });
   const options = {
     keepAliveMs: s.limits.keepAliveMs,
     maxLagEvents: s.limits.maxStreamLagEvents,
@@ -39,7 +40,11 @@ export async function json(c: Context, s: ServerState, entry: RunEntry, fromSeq:
   const detach = s.registry.attach(entry);
   const signal = c.req.raw.signal;
   const onGone = (): void => detach(true);
-  signal.addEventListener('abort', onGone, { once: true });
+  if (signal.aborted) {
+    // The client left while the run was being started: it is cancelled at once, not run for nobody.
+    s.metrics.abandoned.inc({ stage: 'while_starting' });
+    onGone();
+  } else signal.addEventListener('abort', onGone, { once: true });
   let refuse = (): void => undefined;
   const drained = new Promise<never>((_, reject) => {
     refuse = (): void =>

@@ -50,6 +50,13 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       const { limits } = applyRunOptions(resolved, options); // a bad option is a 400 before anything is stored
       const admitted = await s.quota.admit(principal.id, runId, runBudget(limits));
       if (!admitted.ok) throw refusal(admitted);
+      const gone = c.req.raw.signal;
+      if (gone.aborted) {
+        // The client left during admission: nothing is started, stored or charged.
+        await admitted.hold.end();
+        s.metrics.abandoned.inc({ stage: 'before_start' });
+        return new Response(null, { status: 499 }); // nobody reads it (nginx's "client closed request")
+      }
       let entry: RunEntry;
       try {
         const conversationId = named ?? s.deps.newId();
