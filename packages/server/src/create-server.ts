@@ -114,6 +114,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       : redisLimitStore(redis, { prefix: options.redisPrefix ?? 'reins:' }));
   const quota = new QuotaGuard(store, options.quota ?? {}, deps.now, (operation, reason) => {
     metrics.quotaFailOpen.inc({ operation });
+    if (reason.startsWith('skipped')) return; // counted; the late check before it was logged
     logger.warn(
       { operation, store: store.name, reason },
       'quota store failed or was late: request allowed (fail open)',

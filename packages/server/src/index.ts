@@ -41,6 +41,7 @@ export { redisLimitStore } from './redis-limit-store.js';
 export { redisBreakerStore, type RedisBreakerOptions } from './redis-breaker-store.js';
 export {
   QuotaGuard,
+  type CheckBudget,
   queryHash,
   type QuotaOptions,
   type Admission,

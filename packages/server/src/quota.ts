@@ -23,6 +23,15 @@ export interface QuotaOptions {
   readonly deadlineMs?: number;
 }
 
+/**
+ * How long one run's limit checks may still wait on the store before failing open (see
+ * `QuotaGuard.budget`): only time spent on checks that failed open (late or refused) is taken
+ * off, so a healthy store never spends it.
+ */
+export interface CheckBudget {
+  leftMs: number;
+}
+
 export type LimitCode = 'RATE_LIMITED' | 'QUOTA_EXCEEDED' | 'TOO_MANY_RUNS';
 
 export type Admission =
@@ -90,35 +99,72 @@ export class QuotaGuard {
     return this.#store;
   }
 
-  /** Store operation under the deadline; `undefined` when it failed open (reported). */
-  guarded<T>(operation: FailOpenOperation, call: (store: LimitStore) => Promise<T>): Promise<T | undefined> {
+  /**
+   * One fail-open budget for all the limit checks of one run (issue 16.15): its rate limits, slot
+   * and reservation at admission, and its hold's charges and settlement after — `deadlineMs` in
+   * all, so a black-holed store costs a run one deadline, not one per check. `admit` gives it to
+   * the run's hold.
+   */
+  budget(): CheckBudget {
+    return { leftMs: this.deadlineMs };
+  }
+
+  /**
+   * Store operation under the deadline — what is left of `budget` when one is given (none
+   * left: it fails open at once, unasked). `undefined` when it failed open (reported).
+   */
+  guarded<T>(
+    operation: FailOpenOperation,
+    call: (store: LimitStore) => Promise<T>,
+    budget?: CheckBudget,
+  ): Promise<T | undefined> {
+    const deadlineMs = budget === undefined ? this.deadlineMs : Math.min(this.deadlineMs, budget.leftMs);
+    if (deadlineMs <= 0) {
+      this.#onFailOpen(operation, `skipped: this run's ${this.deadlineMs} ms for limit checks is spent`);
+      return Promise.resolve(undefined);
+    }
+    const started = performance.now();
     return failOpen(
       () => call(this.#store),
-      this.deadlineMs,
-      (reason) => this.#onFailOpen(operation, reason),
+      deadlineMs,
+      (reason) => {
+        if (budget !== undefined) budget.leftMs -= performance.now() - started;
+        this.#onFailOpen(operation, reason);
+      },
     );
   }
 
   /** Counts this attempt against the caller's (query) key and, signed in, the caller's minute. */
-  async rateLimit(principal: Principal, ip: string, query: string): Promise<Admission> {
+  async rateLimit(
+    principal: Principal,
+    ip: string,
+    query: string,
+    budget = this.budget(),
+  ): Promise<Admission> {
     if (!Number.isFinite(this.ratePerWindow) && !Number.isFinite(this.userRunsPerMinute)) return { ok: true };
     if (isAnonymous(principal))
       return Number.isFinite(this.ratePerWindow)
-        ? this.#window(`rl:${ip}:${queryHash(query)}`, this.ratePerWindow)
+        ? this.#window(`rl:${ip}:${queryHash(query)}`, this.ratePerWindow, budget)
         : { ok: true };
     const [same, minute] = await Promise.all([
       Number.isFinite(this.ratePerWindow)
-        ? this.#window(`rl:u:${principal.id}:${normalizedQueryHash(query)}`, this.ratePerWindow)
+        ? this.#window(`rl:u:${principal.id}:${normalizedQueryHash(query)}`, this.ratePerWindow, budget)
         : ({ ok: true } as const),
       Number.isFinite(this.userRunsPerMinute)
-        ? this.#window(`rpm:${principal.id}`, this.userRunsPerMinute, 60_000, 'runs')
+        ? this.#window(`rpm:${principal.id}`, this.userRunsPerMinute, budget, 60_000, 'runs')
         : ({ ok: true } as const),
     ]);
     return same.ok ? minute : same;
   }
 
-  async #window(key: string, max: number, windowMs = this.rateWindowMs, what = 'identical requests') {
-    const window = await this.guarded('rate_limit', (s) => s.add(key, 1, windowMs));
+  async #window(
+    key: string,
+    max: number,
+    budget: CheckBudget,
+    windowMs = this.rateWindowMs,
+    what = 'identical requests',
+  ) {
+    const window = await this.guarded('rate_limit', (s) => s.add(key, 1, windowMs), budget);
     if (window === undefined || window.count <= max) return { ok: true } as const;
     return {
       ok: false,
@@ -136,25 +182,31 @@ export class QuotaGuard {
     userId: string,
     runId: string,
     budget: RunBudget,
+    checks: CheckBudget = this.budget(),
   ): Promise<{ readonly ok: true; readonly hold: RunHold } | Exclude<Admission, { ok: true }>> {
-    const hold = new RunHold(this, userId, runId, this.#now(), budget);
+    const hold = new RunHold(this, userId, runId, this.#now(), budget, checks);
     const limit = this.dailyModelCalls;
     // Both at once (one deadline when the store is away); the one taken is given back if the other refuses.
     const [slot, reserved] = await Promise.all([
       Number.isFinite(this.maxConcurrentRuns)
-        ? this.guarded('run_slot', (s) =>
-            s.acquireSlot(hold.slotKey, runId, this.maxConcurrentRuns, hold.slotTtlMs, false),
+        ? this.guarded(
+            'run_slot',
+            (s) => s.acquireSlot(hold.slotKey, runId, this.maxConcurrentRuns, hold.slotTtlMs, false),
+            checks,
           )
         : undefined,
       Number.isFinite(limit)
-        ? this.guarded('quota_check', (s) =>
-            s.reserve(
-              hold.quotaKey,
-              hold.initialHold(),
-              limit,
-              this.untilMidnightMs(hold.admittedAt) + 60_000,
-              false,
-            ),
+        ? this.guarded(
+            'quota_check',
+            (s) =>
+              s.reserve(
+                hold.quotaKey,
+                hold.initialHold(),
+                limit,
+                this.untilMidnightMs(hold.admittedAt) + 60_000,
+                false,
+              ),
+            checks,
           )
         : undefined,
     ]);
@@ -184,7 +236,7 @@ export class QuotaGuard {
 
   /** The hold of a run rebuilt after a restart (admitted before; never refused). */
   rebuilt(userId: string, runId: string, admittedAt: number, budget: RunBudget): RunHold {
-    return new RunHold(this, userId, runId, admittedAt, budget);
+    return new RunHold(this, userId, runId, admittedAt, budget, this.budget());
   }
 
   /** The user's model calls used today (for tests and admin; undefined when the store is away). */

@@ -1,5 +1,5 @@
 import type { Hold } from './limit-store.js';
-import type { QuotaGuard } from './quota.js';
+import type { CheckBudget, QuotaGuard } from './quota.js';
 
 /** What a run may spend: its worst case in model calls, and how long it may run or wait. */
 export interface RunBudget {
@@ -29,6 +29,8 @@ export class RunHold {
     readonly runId: string,
     readonly admittedAt: number,
     readonly budget: RunBudget,
+    /** The run's one fail-open budget, shared with its admission checks. */
+    readonly checks: CheckBudget = guard.budget(),
   ) {
     this.quotaKey = guard.quotaKey(userId, admittedAt);
     this.slotKey = `runs:${userId}`;
@@ -68,8 +70,10 @@ export class RunHold {
     const ttlMs = paused ? this.#pausedTtlMs : this.slotTtlMs;
     await Promise.all([
       this.#quota
-        ? this.guard.guarded('quota_check', (s) =>
-            s.reserve(this.quotaKey, { id: this.runId, amount: left, ttlMs }, 0, this.#keyTtlMs, true),
+        ? this.guard.guarded(
+            'quota_check',
+            (s) => s.reserve(this.quotaKey, { id: this.runId, amount: left, ttlMs }, 0, this.#keyTtlMs, true),
+            this.checks,
           )
         : undefined,
       this.#slots ? this.#slot(!paused) : undefined,
@@ -79,8 +83,10 @@ export class RunHold {
   /** One model call made: counted, and taken off the hold. */
   async charge(calls = 1): Promise<void> {
     if (!this.#quota) return;
-    await this.guard.guarded('quota_count', (s) =>
-      s.charge(this.quotaKey, this.runId, calls, this.slotTtlMs, this.#keyTtlMs),
+    await this.guard.guarded(
+      'quota_count',
+      (s) => s.charge(this.quotaKey, this.runId, calls, this.slotTtlMs, this.#keyTtlMs),
+      this.checks,
     );
   }
 
@@ -88,8 +94,10 @@ export class RunHold {
   async pause(): Promise<void> {
     await Promise.all([
       this.#quota
-        ? this.guard.guarded('quota_settle', (s) =>
-            s.charge(this.quotaKey, this.runId, 0, this.#pausedTtlMs, this.#keyTtlMs),
+        ? this.guard.guarded(
+            'quota_settle',
+            (s) => s.charge(this.quotaKey, this.runId, 0, this.#pausedTtlMs, this.#keyTtlMs),
+            this.checks,
           )
         : undefined,
       this.#slots ? this.#slot(false) : undefined,
@@ -107,17 +115,20 @@ export class RunHold {
     this.#ended = true;
     await Promise.all([
       this.#quota
-        ? this.guard.guarded('quota_settle', (s) => s.release(this.quotaKey, this.runId))
+        ? this.guard.guarded('quota_settle', (s) => s.release(this.quotaKey, this.runId), this.checks)
         : undefined,
       this.#slots ? this.#slot(false) : undefined,
     ]);
   }
 
   #slot(take: boolean): Promise<unknown> {
-    return this.guard.guarded('run_slot', async (s): Promise<unknown> =>
-      take
-        ? s.acquireSlot(this.slotKey, this.runId, this.guard.maxConcurrentRuns, this.slotTtlMs, true)
-        : s.releaseSlot(this.slotKey, this.runId),
+    return this.guard.guarded(
+      'run_slot',
+      async (s): Promise<unknown> =>
+        take
+          ? s.acquireSlot(this.slotKey, this.runId, this.guard.maxConcurrentRuns, this.slotTtlMs, true)
+          : s.releaseSlot(this.slotKey, this.runId),
+      this.checks,
     );
   }
 }

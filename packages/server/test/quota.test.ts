@@ -203,6 +203,46 @@ describe('the quota fails open', () => {
     redis.disconnect();
   });
 
+  it('one 50 ms budget for all the limit checks of a run: black-holed, the checks after the late ones do not wait', async () => {
+    // A store that takes every command and never answers (a black-holed Redis, minus the socket details).
+    const never = () => new Promise<never>(() => undefined);
+    const blackHoled = new Proxy(memoryLimitStore(), {
+      get: (target, key, receiver) =>
+        key === 'name'
+          ? 'black-holed'
+          : typeof Reflect.get(target, key, receiver) === 'function'
+            ? never
+            : undefined,
+    });
+    const { logger, lines } = memoryLogger('warn');
+    running = await start({
+      agents: { a: oneCallAgent() },
+      limitStore: blackHoled,
+      logger,
+      quota: { dailyModelCalls: 10 },
+    });
+    const response = await postJson(`${running.url}/v1/runs`, { agent: 'a', input: 'q' }, as('erin'));
+    expect(response.status).toBe(200);
+    await new Promise((r) => setTimeout(r, 100)); // the run's settlement after its end
+    const metrics = await (await fetch(`${running.url}/metrics`)).text();
+    const failOpens = Object.fromEntries(
+      [...metrics.matchAll(/^reins_quota_fail_open_total\{operation="(\w+)"\} (\d+)$/gm)].map((m) => [
+        m[1],
+        Number(m[2]),
+      ]),
+    );
+    // The two rate limits (at once) waited out the run's budget; the slot, the reservation, the
+    // charge and the settlement after them were not even sent: counted, not logged, not waited for.
+    expect(failOpens['rate_limit']).toBe(2);
+    expect(failOpens['run_slot']).toBeGreaterThanOrEqual(1);
+    expect(failOpens['quota_check']).toBe(1);
+    expect(failOpens['quota_count']).toBe(1);
+    const logged = lines.filter(
+      (l) => l.msg === 'quota store failed or was late: request allowed (fail open)',
+    );
+    expect(logged.map((l) => (l as { operation?: string }).operation)).toEqual(['rate_limit', 'rate_limit']);
+  });
+
   it('failOpen: a never-settling operation resolves undefined at the deadline and is reported', async () => {
     const reasons: string[] = [];
     const began = performance.now();

@@ -42,13 +42,15 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       const definition = s.agents.get(agent);
       if (definition === undefined) throw notFound('agent');
 
-      const limited = await s.quota.rateLimit(principal, s.clientIp(c), input);
+      // One fail-open budget for every limit check of this run (a black-holed Redis costs it one deadline).
+      const checks = s.quota.budget();
+      const limited = await s.quota.rateLimit(principal, s.clientIp(c), input, checks);
       if (!limited.ok) throw refusal(limited);
 
       const resolved = typeof definition === 'function' ? await definition(principal) : definition;
       const runId = s.deps.newId();
       const { limits } = applyRunOptions(resolved, options); // a bad option is a 400 before anything is stored
-      const admitted = await s.quota.admit(principal.id, runId, runBudget(limits));
+      const admitted = await s.quota.admit(principal.id, runId, runBudget(limits), checks);
       if (!admitted.ok) throw refusal(admitted);
       const gone = c.req.raw.signal;
       if (gone.aborted) {
