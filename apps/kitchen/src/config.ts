@@ -1,5 +1,11 @@
 import { fileURLToPath } from 'node:url';
-import { parseAllowedHosts, SHARED_ROLES, type SharedRole } from '@reins/server';
+import {
+  normalizeOrigin,
+  parseAllowedHosts,
+  parseAllowedOrigins,
+  SHARED_ROLES,
+  type SharedRole,
+} from '@reins/server';
 
 export interface KitchenConfig {
   /** `PORT`, default 8787. */
@@ -41,6 +47,12 @@ export interface KitchenConfig {
    * (a name alone: any port). Any other `Host` gets 421 (DNS rebinding). Default: none.
    */
   readonly allowedHosts: readonly string[];
+  /**
+   * `REINS_ALLOWED_ORIGINS`: comma-separated origins (`https://kitchen.example`) whose pages may
+   * change things here besides the server's own origin: POST, PUT, PATCH and DELETE under
+   * `/api` and `/v1` from any other origin get 403 `CROSS_ORIGIN`. Default: none.
+   */
+  readonly allowedOrigins: readonly string[];
   /**
    * `REINS_MODE=shared` (with `DATABASE_URL` and `REDIS_URL`): this process is one instance
    * of many — `--role api` (or `REINS_ROLE`) serves the app and queues runs, `worker` executes
@@ -89,6 +101,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     runRetentionDays: positiveNumber('REINS_RUN_RETENTION_DAYS', env['REINS_RUN_RETENTION_DAYS'], 30),
     nutritionMcpUrl: httpUrl('NUTRITION_MCP_URL', env['NUTRITION_MCP_URL']),
     allowedHosts: allowedHosts(env['REINS_ALLOWED_HOSTS']),
+    allowedOrigins: allowedOrigins(env['REINS_ALLOWED_ORIGINS']),
     shared: sharedConfig(env, role ?? (env['REINS_ROLE']?.trim() || undefined)),
   };
 }
@@ -157,6 +170,16 @@ function allowedHosts(value: string | undefined): string[] {
       `REINS_ALLOWED_HOSTS must list host names such as kitchen.example or kitchen.example:8443, not ${JSON.stringify(bad)}`,
     );
   return hosts;
+}
+
+function allowedOrigins(value: string | undefined): string[] {
+  const origins = parseAllowedOrigins(value);
+  const bad = origins.find((origin) => normalizeOrigin(origin) === undefined);
+  if (bad !== undefined)
+    throw new ConfigError(
+      `REINS_ALLOWED_ORIGINS must list origins such as https://kitchen.example or http://kitchen.example:8080 (scheme, host, port; no path), not ${JSON.stringify(bad)}`,
+    );
+  return origins.map((origin) => normalizeOrigin(origin) ?? origin);
 }
 
 function onOff(name: string, value: string | undefined, fallback: boolean): boolean {

@@ -82,10 +82,9 @@ export function describeEachBackend(
           const headers: Record<string, string> = { ...options.headers };
           if (options.token !== undefined) headers['authorization'] = `Bearer ${options.token}`;
           let body: string | undefined = options.rawBody;
-          if (options.body !== undefined) {
-            body = JSON.stringify(options.body);
-            headers['content-type'] ??= 'application/json';
-          }
+          if (options.body !== undefined) body = JSON.stringify(options.body);
+          // Every write is JSON, a body-less one too (logout, DELETE): the app refuses others (415).
+          if (method !== 'GET' && method !== 'HEAD') headers['content-type'] ??= 'application/json';
           const response = await fetch(`${url}${path}`, {
             method,
             headers,

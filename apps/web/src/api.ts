@@ -3,7 +3,9 @@
  * Failures are data (`{ ok: false, error: { code, message } }`), never thrown: pages show them.
  * The session token from sign-in is sent as a bearer token (the HttpOnly cookie is set too,
  * but the run server authenticates by bearer) and kept in sessionStorage for reloads in this
- * tab only.
+ * tab only. Every write (POST, PUT, PATCH, DELETE) is sent as `application/json`, a body-less
+ * one too: the servers refuse a write of any other type (415), which is what keeps another
+ * site's forms from posting here.
  */
 export interface ApiError {
   readonly code: string;
@@ -43,16 +45,17 @@ export function authHeaders(): Record<string, string> {
   return token === null ? {} : { authorization: `Bearer ${token}` };
 }
 
+/** The `Content-Type` every write carries, with or without a body (GET and HEAD send none). */
+export function writeHeaders(method: string): Record<string, string> {
+  return method === 'GET' || method === 'HEAD' ? {} : { 'content-type': 'application/json' };
+}
+
 export async function api<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
-      headers: {
-        accept: 'application/json',
-        ...authHeaders(),
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
+      headers: { accept: 'application/json', ...authHeaders(), ...writeHeaders(method) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {

@@ -1,4 +1,4 @@
-import { authHeaders } from './api.js';
+import { authHeaders, writeHeaders } from './api.js';
 import { obj, type WireEvent } from './run-events.js';
 import { readSse } from './sse.js';
 
@@ -141,7 +141,7 @@ export async function cancelRun(runId: string, doFetch: typeof fetch = fetch): P
   try {
     const response = await doFetch(`/v1/runs/${encodeURIComponent(runId)}/cancel`, {
       method: 'POST',
-      headers: { accept: 'application/json', ...authHeaders() },
+      headers: { accept: 'application/json', ...authHeaders(), ...writeHeaders('POST') },
     });
     return response.ok;
   } catch {

@@ -14,6 +14,7 @@ import { ModelHealth, type HealthCheck } from './health.js';
 import { ApiError, errorBody, sendError } from './http-error.js';
 import { defaultLogger, safeHeaders } from './logging.js';
 import { hostCheck, LOOPBACK_HOSTS } from './host-check.js';
+import { crossOriginGuard } from './cross-origin.js';
 import { securityHeaders } from './security-headers.js';
 import { ServerMetrics } from './metrics.js';
 import { QuotaGuard } from './quota.js';
@@ -91,6 +92,8 @@ function breakerCheck(agents: ReinsServerOptions['agents'], policies: ToolPolici
 
 export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const deps: ServerDeps = { now: Date.now, newId: uuidV4Like, ...options.deps };
+  // First: a malformed allowed origin throws before anything (a Redis client) is opened.
+  const sameOriginWrites = crossOriginGuard({ allowedOrigins: options.allowedOrigins ?? [] });
   const logger = options.logger ?? defaultLogger();
   const metrics = new ServerMetrics(options.registry);
   const rollouts = Object.values(options.rollouts ?? {});
@@ -242,6 +245,8 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   app.use('*', securityHeaders());
   const allowed = options.allowedHosts ?? [];
   app.use('*', hostCheck(allowed === 'any' ? 'any' : [...LOOPBACK_HOSTS, ...allowed]));
+  // Cross-site request forgery: what changes something comes from this origin, as JSON (403 / 415).
+  app.use('/v1/*', sameOriginWrites);
   app.use('/v1/*', async (c, next) => {
     const principal = await options.authenticate(c.req.raw);
     if (principal === undefined) throw new ApiError(401, 'UNAUTHENTICATED', 'authentication required');

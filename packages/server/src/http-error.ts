@@ -11,7 +11,9 @@ export type ApiErrorCode =
   | 'PAYLOAD_TOO_LARGE'
   | 'NOT_IMPLEMENTED'
   | 'CONFLICT'
-  | 'MISDIRECTED_REQUEST';
+  | 'MISDIRECTED_REQUEST'
+  | 'CROSS_ORIGIN'
+  | 'UNSUPPORTED_MEDIA_TYPE';
 
 export interface ApiErrorBody {
   readonly error: { readonly code: ApiErrorCode; readonly message: string };

@@ -23,6 +23,12 @@ export {
   LOOPBACK_HOSTS,
   type AllowedHosts,
 } from './host-check.js';
+export {
+  crossOriginGuard,
+  normalizeOrigin,
+  parseAllowedOrigins,
+  type CrossOriginOptions,
+} from './cross-origin.js';
 export { ApiError, type ApiErrorCode, type ApiErrorBody } from './http-error.js';
 export { badCharacter, findBadText, printable, type BadText } from './request-text.js';
 export { routeParams } from './refuse-bad-text.js';

@@ -149,6 +149,13 @@ export interface ReinsServerOptions {
    * before routing. `'any'` turns the check off (a proxy in front checks it). Default: none.
    */
   readonly allowedHosts?: AllowedHosts;
+  /**
+   * Cross-site request forgery: every `/v1` request but GET must send `Content-Type:
+   * application/json` (else 415 `UNSUPPORTED_MEDIA_TYPE`) and come from the request's own
+   * origin (scheme and `Host`) or one listed here, e.g. `['https://kitchen.example']` (else 403
+   * `CROSS_ORIGIN`); see `crossOriginGuard`. A malformed entry throws at construction. Default: none.
+   */
+  readonly allowedOrigins?: readonly string[];
   /** The client address for the rate limit; default the socket's remote address. */
   readonly clientIp?: (c: Context) => string;
   readonly deps?: Partial<ServerDeps>;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { memoryRunStore, type ChatMessage, type Model, type ModelRequest, type RunEvent } from 'reins';
-import { as, final, openSse, postJson, start, type Started } from './helpers.js';
+import { as, final, openSse, postJson, start, writeAs, type Started } from './helpers.js';
 
 /** A model that answers from a list and keeps the system prompt of every call. */
 function recordingModel(replies: string[]) {
@@ -107,7 +107,7 @@ describe('conversations: a follow-up sees the earlier turns', () => {
     expect(theirs.conversations).toEqual([]);
     const del = await fetch(`${url}/v1/conversations/${conversationId}`, {
       method: 'DELETE',
-      headers: as('mallory'),
+      headers: writeAs('mallory'),
     });
     expect(del.status).toBe(404);
   });
@@ -122,7 +122,7 @@ describe('conversations: a follow-up sees the earlier turns', () => {
     const runId = (first.body.record as { run_id: string }).run_id;
     const del = await fetch(`${url}/v1/conversations/kitchen-chat-1`, {
       method: 'DELETE',
-      headers: as('alice'),
+      headers: writeAs('alice'),
     });
     expect(await del.json()).toEqual({ deleted: true, conversationId: 'kitchen-chat-1', turns: 1, runs: 1 });
     expect((await fetch(`${url}/v1/conversations/kitchen-chat-1`, { headers: as('alice') })).status).toBe(
@@ -169,7 +169,10 @@ describe('conversations: a follow-up sees the earlier turns', () => {
     });
     await client.waitFor((f) => f.event === 'start');
     const runId = (client.events[0] as RunEvent).runId;
-    const del = await fetch(`${url}/v1/conversations/busy-chat`, { method: 'DELETE', headers: as('alice') });
+    const del = await fetch(`${url}/v1/conversations/busy-chat`, {
+      method: 'DELETE',
+      headers: writeAs('alice'),
+    });
     expect(del.status).toBe(200);
     await client.ended;
     await new Promise((r) => setTimeout(r, 300));

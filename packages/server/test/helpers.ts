@@ -21,6 +21,11 @@ export const bearerAuth = (request: Request): Principal | undefined => {
   return match?.[1] === undefined ? undefined : { id: match[1] };
 };
 export const as = (user: string): Record<string, string> => ({ authorization: `Bearer user:${user}` });
+/** `as(user)` for a write (POST, DELETE): every write must send the JSON content type, body or not. */
+export const writeAs = (user: string): Record<string, string> => ({
+  ...as(user),
+  'content-type': 'application/json',
+});
 
 /** A tool that adds two numbers and counts its calls; `{a: -1}` fails with NOT_FOUND. */
 export function countingAdd() {

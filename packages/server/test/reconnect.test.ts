@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { scriptModel } from 'reins/testing';
-import { act, as, countingAdd, final, openSse, start, type Started } from './helpers.js';
+import { act, as, countingAdd, final, openSse, start, writeAs, type Started } from './helpers.js';
 
 let running: Started | undefined;
 afterEach(async () => {
@@ -100,8 +100,9 @@ describe("another user's run", () => {
       ['POST', '/approve'],
       ['POST', '/answer'],
     ] as const) {
-      const theirs = await fetch(`${running.url}/v1/runs/${runId}${suffix}`, { method, headers: as('bob') });
-      const none = await fetch(`${running.url}/v1/runs/${missing}${suffix}`, { method, headers: as('bob') });
+      const headers = method === 'GET' ? as('bob') : writeAs('bob');
+      const theirs = await fetch(`${running.url}/v1/runs/${runId}${suffix}`, { method, headers });
+      const none = await fetch(`${running.url}/v1/runs/${missing}${suffix}`, { method, headers });
       expect(theirs.status).toBe(404);
       expect(none.status).toBe(404);
       expect(await theirs.text()).toBe(await none.text());

@@ -14,7 +14,11 @@ export interface RunningKitchen {
 /** Starts the REST API on 127.0.0.1; demo logins are printed on the embedded default only. */
 export async function startKitchen(config: KitchenConfig, io: CliIo): Promise<RunningKitchen> {
   const { db, services, seeded } = await openKitchen(config);
-  const app = createKitchenApp({ services, allowedHosts: config.allowedHosts });
+  const app = createKitchenApp({
+    services,
+    allowedHosts: config.allowedHosts,
+    allowedOrigins: config.allowedOrigins,
+  });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);

@@ -1,6 +1,6 @@
 import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { AllowedHosts } from '@reins/server';
+import { crossOriginGuard, type AllowedHosts } from '@reins/server';
 import { KitchenError } from '../domain/errors.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { errorResponse, onError } from './errors.js';
@@ -31,6 +31,11 @@ export interface KitchenAppDeps {
   readonly web?: WebAssetsOptions;
   /** `Host` names answered besides the loopback names (DNS rebinding; see `useSecurityGuards`). */
   readonly allowedHosts?: AllowedHosts;
+  /**
+   * Origins whose pages may write here besides the request's own (`REINS_ALLOWED_ORIGINS`):
+   * every other `/api` POST, PUT, PATCH or DELETE gets 403 `CROSS_ORIGIN` (see `crossOriginGuard`).
+   */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /**
@@ -45,6 +50,8 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
 
   app.onError(onError(deps.reportError ?? ((error) => console.error(error))));
   useSecurityGuards(app, deps.allowedHosts);
+  // Cross-site request forgery (logout and login too): writes come from this origin, as JSON.
+  app.use('/api/*', crossOriginGuard({ allowedOrigins: deps.allowedOrigins ?? [] }));
   app.notFound((c) =>
     errorResponse(c, new KitchenError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );

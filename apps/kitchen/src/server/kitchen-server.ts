@@ -44,6 +44,12 @@ export interface KitchenServerOptions {
    */
   readonly allowedHosts?: AllowedHosts;
   /**
+   * Origins whose pages may change things here besides the server's own
+   * (`REINS_ALLOWED_ORIGINS`): any other origin's POST, PUT, PATCH or DELETE under `/api` and
+   * `/v1` gets 403 `CROSS_ORIGIN`; one without `Content-Type: application/json` gets 415.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
    * The shared mode (`REINS_MODE=shared`): this process is an `api` instance (the app; runs are
    * queued), a `worker` (runs only: it answers `/health` and `/metrics`, nothing else) or `all`.
    */
@@ -99,12 +105,14 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.durable === undefined ? {} : { durable: options.durable }),
     ...(options.conversations === undefined ? {} : { conversations: options.conversations }),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.shared === undefined ? {} : { shared: options.shared }),
   });
   const logger = options.logger;
   const api = createKitchenApp({
     services,
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
+    ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(logger === undefined
       ? {}
       : { reportError: (error: unknown) => logger.error({ err: error }, 'kitchen api error') }),
