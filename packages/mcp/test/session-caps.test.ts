@@ -1,5 +1,12 @@
+import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createMcpHttpApp, createMcpToolServer, type McpHttpApp, type McpHttpOptions } from '@reins/mcp';
+import {
+  createMcpHttpApp,
+  createMcpToolServer,
+  startMcpHttp,
+  type McpHttpApp,
+  type McpHttpOptions,
+} from '@reins/mcp';
 import { kitchenTools } from './fixtures/kitchen-tools.mjs';
 
 // Issue 16.5: one principal filled the 100-session table and everyone got 503. Sessions are
@@ -141,6 +148,54 @@ describe('2025-era sessions per principal (maxSessionsPerPrincipal, default 10)'
     const next = await open(a, 'alice');
     expect(next.status).toBe(200);
     expect(await status(a, only.id, 'alice')).toBe(404); // closed to make room
+  });
+
+  it('over a real socket: a client that hangs up mid-call leaves its session idle', async () => {
+    const running = await startMcpHttp(server, {
+      authenticate: (token) => tokens[token],
+      maxSessionsPerPrincipal: 1,
+    });
+    try {
+      const url = `${running.url}/mcp`;
+      const headers = {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        authorization: 'Bearer token-alice',
+      };
+      const init = await fetch(url, { method: 'POST', headers, body: JSON.stringify(INIT) });
+      const id = init.headers.get('mcp-session-id') ?? '';
+      await init.text();
+      // A slow call whose caller goes away once the answer has started.
+      await new Promise<void>((resolve, reject) => {
+        const req = httpRequest(
+          url,
+          {
+            method: 'POST',
+            headers: { ...headers, 'mcp-session-id': id, 'mcp-protocol-version': '2025-11-25' },
+          },
+          (res) => {
+            res.once('data', () => {
+              req.destroy();
+              resolve();
+            });
+          },
+        );
+        req.on('error', () => undefined);
+        req.once('error', reject);
+        req.end(JSON.stringify({ ...SLOW, params: { ...SLOW.params, _meta: { progressToken: 1 } } }));
+      });
+      let answered = 0;
+      for (const until = Date.now() + 3_000; Date.now() < until;) {
+        const next = await fetch(url, { method: 'POST', headers, body: JSON.stringify(INIT) });
+        await next.text();
+        answered = next.status;
+        if (answered === 200) break;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(answered).toBe(200); // the hung-up call no longer held its session
+    } finally {
+      await running.close();
+    }
   });
 
   it('refuses a cap below 1', () => {
