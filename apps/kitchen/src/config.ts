@@ -42,6 +42,11 @@ export interface KitchenConfig {
    */
   readonly nutritionMcpUrl: string | undefined;
   /**
+   * `NUTRITION_MCP_TOKEN`: sent as `Authorization: Bearer <token>` to `NUTRITION_MCP_URL` (the
+   * server requires it when it listens beyond loopback); unused without the URL.
+   */
+  readonly nutritionMcpToken: string | undefined;
+  /**
    * `REINS_ALLOWED_HOSTS`: comma-separated `Host` names the server answers besides
    * `localhost`, `127.0.0.1` and `[::1]` (any port), e.g. `kitchen.example,kitchen.example:8443`
    * (a name alone: any port). Any other `Host` gets 421 (DNS rebinding). Default: none.
@@ -100,6 +105,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     resumeRuns: onOff('REINS_RESUME_RUNS', env['REINS_RESUME_RUNS'], true),
     runRetentionDays: positiveNumber('REINS_RUN_RETENTION_DAYS', env['REINS_RUN_RETENTION_DAYS'], 30),
     nutritionMcpUrl: httpUrl('NUTRITION_MCP_URL', env['NUTRITION_MCP_URL']),
+    nutritionMcpToken: env['NUTRITION_MCP_TOKEN']?.trim() || undefined,
     allowedHosts: allowedHosts(env['REINS_ALLOWED_HOSTS']),
     allowedOrigins: allowedOrigins(env['REINS_ALLOWED_ORIGINS']),
     shared: sharedConfig(env, role ?? (env['REINS_ROLE']?.trim() || undefined)),
@@ -211,7 +217,7 @@ export function describeConfig(config: KitchenConfig): string {
   const nutrition =
     config.nutritionMcpUrl === undefined
       ? 'stdio child'
-      : config.nutritionMcpUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@');
+      : `${config.nutritionMcpUrl.replace(/\/\/([^:@/]*):[^@/]*@/, '//$1:***@')}${config.nutritionMcpToken === undefined ? '' : ' (bearer token)'}`;
   const mode =
     config.shared === undefined
       ? ''

@@ -27,6 +27,35 @@ describe('the nutrition server over the network (NUTRITION_MCP_URL)', () => {
     }
   });
 
+  it('NUTRITION_MCP_TOKEN is sent as a bearer token; without it a token-guarded server refuses', async () => {
+    const token = 'kitchen-nutrition-token-0123456789';
+    const guarded = await startHttp({ port: 0, token });
+    try {
+      const config = readConfig({ NUTRITION_MCP_URL: `${guarded.url}/mcp`, NUTRITION_MCP_TOKEN: token });
+      expect(config.nutritionMcpToken).toBe(token);
+      const ctx = { principal: { id: 'u1' }, runId: 'r1', actId: 'a1', signal: new AbortController().signal };
+      const withToken = await connectNutrition({
+        url: config.nutritionMcpUrl,
+        token: config.nutritionMcpToken,
+      });
+      try {
+        expect(await withToken.lookup('鸡蛋', ctx)).toMatchObject({ matchedAlias: '鸡蛋' });
+        expect(await withToken.health()).toMatchObject({ status: 'up' });
+      } finally {
+        await withToken.close();
+      }
+      const without = await connectNutrition({ url: config.nutritionMcpUrl, reconnect: { maxAttempts: 1 } });
+      try {
+        expect(await without.health()).toMatchObject({ status: 'down' });
+        await expect(without.lookup('鸡蛋', ctx)).rejects.toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+      } finally {
+        await without.close();
+      }
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('a URL that is not http(s) fails at start, naming the variable', () => {
     expect(() => readConfig({ NUTRITION_MCP_URL: 'ftp://x/mcp' })).toThrow(
       /NUTRITION_MCP_URL must be an http\(s\) URL/,

@@ -5,7 +5,7 @@ describe('readConfig', () => {
   it('reads the transport, port, host and REDIS_URL', () => {
     expect(readConfig(['--http', '--port', '0'], {})).toEqual({
       ok: true,
-      config: { transport: 'http', host: '127.0.0.1', port: 0, redisUrl: undefined },
+      config: { transport: 'http', host: '127.0.0.1', port: 0, redisUrl: undefined, token: undefined },
     });
     expect(readConfig(['--stdio'], { REDIS_URL: 'redis://127.0.0.1:6379' })).toMatchObject({
       ok: true,

@@ -8,8 +8,9 @@ import {
   type ToolCall,
 } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
-import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
+import { nodeHttpPost, type HttpPost } from './http-post.js';
 import { callBudget } from './call-budget.js';
+import { cappedBody, replyCap, replyText } from './reply-cap.js';
 import { MALFORMED, MALFORMED_STREAM, TRUNCATED_STREAM, sseJson } from './sse-data.js';
 
 export interface AnthropicOptions {
@@ -30,6 +31,11 @@ export interface AnthropicOptions {
   readonly toolCalling?: 'native' | 'text';
   /** Per request; the run's signal aborts it earlier. Default 60 000. */
   readonly timeoutMs?: number;
+  /**
+   * The most bytes of one reply's body read (JSON or the whole SSE stream); past it the read
+   * is aborted and the call fails `LIMIT_EXCEEDED`. Default 262 144 (256 KB).
+   */
+  readonly maxModelReplyBytes?: number;
   /** Default `2023-06-01`. */
   readonly version?: string;
   readonly post?: HttpPost;
@@ -79,6 +85,7 @@ export function anthropic(options: AnthropicOptions): Model {
   const baseURL = (options.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '');
   const post = options.post ?? nodeHttpPost;
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const maxBytes = replyCap(options.maxModelReplyBytes);
   return {
     name: `anthropic:${options.model}`,
     async call(request: ModelRequest): Promise<ModelResult> {
@@ -100,8 +107,8 @@ export function anthropic(options: AnthropicOptions): Model {
           return stopped() ?? { ok: false, error: failure };
         }
         return options.stream === true
-          ? await readStream(response, request, options.onDelta)
-          : await readMessage(response, request);
+          ? await readStream(cappedBody(response.body, maxBytes), request, options.onDelta)
+          : readMessage(await replyText(response, maxBytes), request);
       } catch (thrown) {
         return stopped() ?? { ok: false, error: failureFromThrown(thrown, request.signal) };
       }
@@ -206,12 +213,12 @@ function toolUses(blocks: readonly (ContentBlock | undefined)[]): ToolCall[] {
   return calls;
 }
 
-async function readMessage(response: HttpResponse, request: ModelRequest): Promise<ModelResult> {
+/** A whole reply's text (already capped) as a result. */
+function readMessage(raw: string, request: ModelRequest): ModelResult {
   let message: AnthropicMessage;
   try {
-    message = JSON.parse(await response.text()) as AnthropicMessage;
-  } catch (thrown) {
-    if (!(thrown instanceof SyntaxError)) throw thrown;
+    message = JSON.parse(raw) as AnthropicMessage;
+  } catch {
     return {
       ok: false,
       error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed response' },
@@ -231,7 +238,7 @@ async function readMessage(response: HttpResponse, request: ModelRequest): Promi
 }
 
 async function readStream(
-  response: HttpResponse,
+  body: AsyncIterable<Uint8Array>,
   request: ModelRequest,
   onDelta: ((text: string) => void) | undefined,
 ): Promise<ModelResult> {
@@ -241,7 +248,7 @@ async function readStream(
   let inputTokens: number | undefined;
   let outputTokens: number | undefined;
   let ended = false;
-  for await (const parsed of sseJson(response.body)) {
+  for await (const parsed of sseJson(body)) {
     if (parsed === MALFORMED) return MALFORMED_STREAM;
     const event = parsed as StreamEvent;
     const index = event.index;

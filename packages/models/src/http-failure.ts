@@ -1,5 +1,6 @@
 import type { ErrorCode, ModelFailure } from 'reins';
 import type { HttpResponse } from './http-post.js';
+import { ReplyTooLarge } from './reply-cap.js';
 
 /** What a provider's HTTP status means to the loop. */
 export function codeForStatus(status: number): ErrorCode {
@@ -41,9 +42,13 @@ export async function failureFromResponse(
   };
 }
 
-/** A thrown fetch/stream error as failure data: aborts, timeouts and connection errors. */
+/**
+ * A thrown fetch/stream error as failure data: aborts, timeouts, connection errors and a
+ * reply past its cap (`LIMIT_EXCEEDED`: a bound refused it; not worth a retry).
+ */
 export function failureFromThrown(thrown: unknown, signal: AbortSignal): ModelFailure {
   if (signal.aborted) return { code: 'CANCELLED', message: 'the request was aborted' };
+  if (thrown instanceof ReplyTooLarge) return thrown.failure;
   const name = thrown instanceof Error ? thrown.name : '';
   if (name === 'TimeoutError') return { code: 'TIMEOUT', message: 'the request timed out' };
   const cause = thrown instanceof Error && thrown.cause instanceof Error ? `: ${thrown.cause.message}` : '';

@@ -5,7 +5,10 @@ export interface HttpResponse {
   readonly status: number;
   header(name: string): string | null;
   readonly body: AsyncIterable<Uint8Array>;
-  /** The body as text; past `maxBytes` the rest is dropped and the connection closed. */
+  /**
+   * The body as text. Past `maxBytes` reading stops at once, the connection is closed and
+   * what arrived so far (more than `maxBytes`) is returned: callers compare to tell a cut reply.
+   */
   text(maxBytes?: number): Promise<string>;
 }
 

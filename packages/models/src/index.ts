@@ -3,6 +3,7 @@ export { openAiCompatible, type OpenAiCompatibleOptions } from './openai-compati
 export { codeForStatus, retryAfterMs } from './http-failure.js';
 export { sseData, sseJson, MALFORMED } from './sse-data.js';
 export { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
+export { DEFAULT_MAX_MODEL_REPLY_BYTES } from './reply-cap.js';
 export { withRetries, type RetryOptions } from './with-retries.js';
 export { withFallback, type FallbackOptions } from './with-fallback.js';
 export { anthropic, type AnthropicOptions } from './anthropic.js';

@@ -2,6 +2,7 @@ import { demoModel, type Model } from 'reins';
 import { loadScriptModel } from 'reins/node';
 import { anthropic } from './anthropic.js';
 import { openAiCompatible } from './openai-compatible.js';
+import { DEFAULT_MAX_MODEL_REPLY_BYTES } from './reply-cap.js';
 
 /** The model settings, read from the environment in one place. */
 export interface ModelConfig {
@@ -10,6 +11,8 @@ export interface ModelConfig {
   readonly openaiApiKey?: string;
   readonly openaiBaseURL?: string;
   readonly anthropicApiKey?: string;
+  /** Cap on one reply's bytes (REINS_MAX_MODEL_REPLY_BYTES); default 262 144. */
+  readonly maxModelReplyBytes?: number;
 }
 
 export interface ChosenModel {
@@ -33,11 +36,16 @@ export function readModelConfig(env: Readonly<Record<string, string | undefined>
   const openaiApiKey = value('OPENAI_API_KEY');
   const openaiBaseURL = value('OPENAI_BASE_URL');
   const anthropicApiKey = value('ANTHROPIC_API_KEY');
+  const maxModelReplyBytes = bytesSetting(
+    'REINS_MAX_MODEL_REPLY_BYTES',
+    value('REINS_MAX_MODEL_REPLY_BYTES'),
+  );
   return {
     spec: value('REINS_MODEL') ?? 'demo',
     ...(openaiApiKey === undefined ? {} : { openaiApiKey }),
     ...(openaiBaseURL === undefined ? {} : { openaiBaseURL }),
     ...(anthropicApiKey === undefined ? {} : { anthropicApiKey }),
+    ...(maxModelReplyBytes === undefined ? {} : { maxModelReplyBytes }),
   };
 }
 
@@ -52,7 +60,13 @@ export async function chooseModel(config: ModelConfig): Promise<ChosenModel> {
     OPENAI_API_KEY: mask(config.openaiApiKey),
     OPENAI_BASE_URL: config.openaiBaseURL ?? '(default)',
     ANTHROPIC_API_KEY: mask(config.anthropicApiKey),
+    REINS_MAX_MODEL_REPLY_BYTES:
+      config.maxModelReplyBytes === undefined
+        ? `${DEFAULT_MAX_MODEL_REPLY_BYTES} (default)`
+        : String(config.maxModelReplyBytes),
   };
+  const cap =
+    config.maxModelReplyBytes === undefined ? {} : { maxModelReplyBytes: config.maxModelReplyBytes };
   const [provider, ...rest] = config.spec.split(':');
   const name = rest.join(':');
   const demo = (reason: string): ChosenModel => ({ model: demoModel(), reason, printable });
@@ -73,6 +87,7 @@ export async function chooseModel(config: ModelConfig): Promise<ChosenModel> {
           model: name,
           ...(config.openaiApiKey === undefined ? {} : { apiKey: config.openaiApiKey }),
           ...(config.openaiBaseURL === undefined ? {} : { baseURL: config.openaiBaseURL }),
+          ...cap,
         }),
         reason: `OpenAI-compatible ${name}`,
         printable,
@@ -81,7 +96,7 @@ export async function chooseModel(config: ModelConfig): Promise<ChosenModel> {
       if (name === '') break;
       if (config.anthropicApiKey === undefined) return demo(`${config.spec} needs ANTHROPIC_API_KEY`);
       return {
-        model: anthropic({ model: name, apiKey: config.anthropicApiKey }),
+        model: anthropic({ model: name, apiKey: config.anthropicApiKey, ...cap }),
         reason: `Anthropic ${name}`,
         printable,
       };
@@ -89,6 +104,16 @@ export async function chooseModel(config: ModelConfig): Promise<ChosenModel> {
   throw new ModelConfigError(
     `REINS_MODEL=${JSON.stringify(config.spec)} is not one of openai:<model>, anthropic:<model>, demo, script:<file>`,
   );
+}
+
+/** A byte count from the environment; anything but a positive whole number is refused, named. */
+function bytesSetting(name: string, raw: string | undefined): number | undefined {
+  if (raw === undefined) return undefined;
+  const bytes = Number(raw);
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(bytes) || bytes <= 0) {
+    throw new ModelConfigError(`${name}=${JSON.stringify(raw)} is not a positive whole number of bytes`);
+  }
+  return bytes;
 }
 
 function mask(secret: string | undefined): string {

@@ -10,8 +10,9 @@ import {
 } from 'reins';
 import { failureFromResponse, failureFromThrown } from './http-failure.js';
 import { DONE, MALFORMED, MALFORMED_STREAM, TRUNCATED_STREAM, sseJson } from './sse-data.js';
-import { nodeHttpPost, type HttpPost, type HttpResponse } from './http-post.js';
+import { nodeHttpPost, type HttpPost } from './http-post.js';
 import { callBudget } from './call-budget.js';
+import { cappedBody, replyCap, replyText } from './reply-cap.js';
 
 export interface OpenAiCompatibleOptions {
   /** The provider's model name, e.g. `gpt-4o-mini`, `deepseek-chat`, `qwen-plus`, `llama3.1`. */
@@ -35,6 +36,11 @@ export interface OpenAiCompatibleOptions {
   readonly maxTokens?: number;
   /** Per request; the run's signal aborts it earlier. Default 60 000. */
   readonly timeoutMs?: number;
+  /**
+   * The most bytes of one reply's body read (JSON or the whole SSE stream); past it the read
+   * is aborted and the call fails `LIMIT_EXCEEDED`. Default 262 144 (256 KB).
+   */
+  readonly maxModelReplyBytes?: number;
   readonly headers?: Readonly<Record<string, string>>;
   /** Injectable transport; default node:http(s), which closes the socket on abort. */
   readonly post?: HttpPost;
@@ -69,6 +75,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
   const baseURL = (options.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
   const post = options.post ?? nodeHttpPost;
   const timeoutMs = options.timeoutMs ?? 60_000;
+  const maxBytes = replyCap(options.maxModelReplyBytes);
   return {
     name: `openai-compatible:${options.model}`,
     async call(request: ModelRequest): Promise<ModelResult> {
@@ -88,8 +95,8 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
           return stopped() ?? failed(failure);
         }
         return options.stream === true
-          ? await readStream(response, request, options.onDelta)
-          : await readCompletion(response, request);
+          ? await readStream(cappedBody(response.body, maxBytes), request, options.onDelta)
+          : readCompletion(await replyText(response, maxBytes), request);
       } catch (thrown) {
         return stopped() ?? failed(failureFromThrown(thrown, request.signal));
       }
@@ -154,12 +161,12 @@ function toolCallsOf(wire: readonly (WireToolCall | undefined)[]): ToolCall[] {
   return calls;
 }
 
-async function readCompletion(response: HttpResponse, request: ModelRequest): Promise<ModelResult> {
+/** A whole reply's text (already capped) as a result. */
+function readCompletion(raw: string, request: ModelRequest): ModelResult {
   let body: ChatCompletion;
   try {
-    body = JSON.parse(await response.text()) as ChatCompletion;
-  } catch (thrown) {
-    if (!(thrown instanceof SyntaxError)) throw thrown; // a broken connection: failure data above
+    body = JSON.parse(raw) as ChatCompletion;
+  } catch {
     return {
       ok: false,
       error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed response' },
@@ -177,7 +184,7 @@ function argumentsText(calls: readonly ToolCall[]): string {
 }
 
 async function readStream(
-  response: HttpResponse,
+  body: AsyncIterable<Uint8Array>,
   request: ModelRequest,
   onDelta: ((text: string) => void) | undefined,
 ): Promise<ModelResult> {
@@ -186,7 +193,7 @@ async function readStream(
   const calls: { id?: string; name: string; args: string }[] = [];
   let reported: ChatCompletionChunk['usage'];
   let ended = false;
-  for await (const parsed of sseJson(response.body)) {
+  for await (const parsed of sseJson(body)) {
     if (parsed === DONE) {
       ended = true;
       break;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ModelConfigError, chooseModel, readModelConfig } from '@reins/models';
+import { completion, fakeProvider, json } from './fake-provider.js';
 
 const choose = (env: Record<string, string>) => chooseModel(readModelConfig(env));
 
@@ -15,6 +16,7 @@ describe('model configuration from the environment', () => {
       OPENAI_API_KEY: '(not set)',
       OPENAI_BASE_URL: '(default)',
       ANTHROPIC_API_KEY: '(not set)',
+      REINS_MAX_MODEL_REPLY_BYTES: '262144 (default)',
     });
   });
 
@@ -59,6 +61,45 @@ describe('model configuration from the environment', () => {
       const refused = choose({ REINS_MODEL: spec });
       await expect(refused).rejects.toBeInstanceOf(ModelConfigError);
       await expect(refused).rejects.toMatchObject({ code: 'INVALID_PARAMETER' });
+    },
+  );
+
+  it('REINS_MAX_MODEL_REPLY_BYTES caps the replies of the adapter it builds', async () => {
+    const provider = await fakeProvider((_r, res) => json(res, 200, completion('x'.repeat(5_000))));
+    try {
+      const env = { REINS_MODEL: 'openai:m', OPENAI_BASE_URL: provider.baseURL };
+      const request = {
+        messages: [{ role: 'user' as const, content: 'q' }],
+        tools: [],
+        signal: new AbortController().signal,
+        step: 1,
+        finalStep: false,
+      };
+      expect((await (await choose(env)).model.call(request)).ok).toBe(true); // 5 KB ≪ 256 KB
+      const capped = await choose({ ...env, REINS_MAX_MODEL_REPLY_BYTES: '4096' });
+      expect(capped.printable.REINS_MAX_MODEL_REPLY_BYTES).toBe('4096');
+      expect(await capped.model.call(request)).toMatchObject({
+        ok: false,
+        error: { code: 'LIMIT_EXCEEDED' },
+      });
+      const claude = await choose({
+        REINS_MODEL: 'anthropic:c',
+        ANTHROPIC_API_KEY: 'k',
+        REINS_MAX_MODEL_REPLY_BYTES: '4096',
+      });
+      expect(claude.model.name).toBe('anthropic:c');
+    } finally {
+      await provider.close();
+    }
+  });
+
+  it.each(['0', '-5', '1.5', '4k', '1e6', '99999999999999999999'])(
+    'refuses REINS_MAX_MODEL_REPLY_BYTES=%s naming the setting',
+    (bad) => {
+      expect(() => readModelConfig({ REINS_MAX_MODEL_REPLY_BYTES: bad })).toThrow(ModelConfigError);
+      expect(() => readModelConfig({ REINS_MAX_MODEL_REPLY_BYTES: bad })).toThrow(
+        /REINS_MAX_MODEL_REPLY_BYTES/,
+      );
     },
   );
 });

@@ -82,7 +82,11 @@ export async function askCommand(config: KitchenConfig, args: string[], io: CliI
     throw new UsageError(`--user is one of ${DEMO_USERS.map((u) => u.username).join(', ')}`);
 
   const kitchen = await openKitchen(config);
-  const nutrition = await connectNutrition({ redisUrl: config.redisUrl, url: config.nutritionMcpUrl });
+  const nutrition = await connectNutrition({
+    redisUrl: config.redisUrl,
+    url: config.nutritionMcpUrl,
+    token: config.nutritionMcpToken,
+  });
   try {
     const { session } = await kitchen.services.auth.login({ username, password: demo.password });
     const { model, reason } = await kitchenModel(io.env);

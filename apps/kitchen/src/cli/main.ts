@@ -20,8 +20,9 @@ const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT 
 environment: PORT, DATABASE_URL (PostgreSQL; unset → PGlite), REINS_DATA_DIR (PGlite directory),
              KITCHEN_SEED (demo | none), REDIS_URL (quota counters), KITCHEN_MCP_TOKEN,
              REINS_MODE (embedded | shared), REINS_ROLE, REINS_WORKER_CONCURRENCY,
-             REINS_WORKER_LOCK_MS, REINS_DRAIN_GRACE_MS, NUTRITION_MCP_URL,
-             REINS_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY (unset → demo model)
+             REINS_WORKER_LOCK_MS, REINS_DRAIN_GRACE_MS, NUTRITION_MCP_URL, NUTRITION_MCP_TOKEN,
+             REINS_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY (unset → demo model),
+             REINS_MAX_MODEL_REPLY_BYTES
 
 ${ADMIN_USAGE}`;
 

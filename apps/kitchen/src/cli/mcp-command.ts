@@ -32,7 +32,11 @@ export async function mcpCommand(config: KitchenConfig, args: string[], io: CliI
     io.err('kitchen mcp --stdio: KITCHEN_MCP_TOKEN is not a live session token (log in first)');
     return 2;
   }
-  const nutrition = await connectNutrition({ redisUrl: config.redisUrl, url: config.nutritionMcpUrl });
+  const nutrition = await connectNutrition({
+    redisUrl: config.redisUrl,
+    url: config.nutritionMcpUrl,
+    token: config.nutritionMcpToken,
+  });
   const server = kitchenMcpServer(kitchen.services, nutrition.lookup);
   const stopAll = async () => {
     await nutrition.close();

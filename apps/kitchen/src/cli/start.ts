@@ -41,7 +41,11 @@ export async function startApp(
   extra: Pick<KitchenServerOptions, 'extend' | 'logger'> = {},
 ): Promise<RunningApp> {
   const { db, services, seeded } = await openKitchen(config);
-  const nutrition = await connectNutrition({ redisUrl: config.redisUrl, url: config.nutritionMcpUrl });
+  const nutrition = await connectNutrition({
+    redisUrl: config.redisUrl,
+    url: config.nutritionMcpUrl,
+    token: config.nutritionMcpToken,
+  });
   let running: RunningServer | undefined;
   try {
     const { model, reason } = await kitchenModel(io.env);

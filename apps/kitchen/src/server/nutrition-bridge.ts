@@ -27,15 +27,21 @@ export async function connectNutrition(
     readonly redisUrl?: string | undefined;
     /** The server over Streamable HTTP (`NUTRITION_MCP_URL`): one server for every process, no child. */
     readonly url?: string | undefined;
+    /** `NUTRITION_MCP_TOKEN`: sent as `Authorization: Bearer <token>` to `url` (ignored for the child). */
+    readonly token?: string | undefined;
   } & Partial<Omit<ConnectMcpOptions, 'name' | 'prefix'>> = {},
 ): Promise<NutritionConnection> {
-  const { redisUrl, url, ...rest } = options;
+  const { redisUrl, url, token, ...rest } = options;
   const bridge = await connectMcp({
     name: 'nutrition',
     prefix: 'nutrition_',
     transport:
       url !== undefined
-        ? { kind: 'http', url }
+        ? {
+            kind: 'http',
+            url,
+            ...(token === undefined ? {} : { auth: { provider: { token: () => Promise.resolve(token) } } }),
+          }
         : {
             kind: 'stdio',
             command: process.execPath,

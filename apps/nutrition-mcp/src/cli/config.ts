@@ -1,3 +1,4 @@
+import { tokenProblem } from '../http/bearer-token.js';
 import { DEFAULT_HOST, DEFAULT_PORT } from '../http/start-http.js';
 
 /** Everything the command reads from its arguments and environment, in one place. */
@@ -7,13 +8,19 @@ export interface NutritionMcpConfig {
   readonly port: number;
   /** `REDIS_URL`: when set, lookups are cached in Redis instead of in process. */
   readonly redisUrl: string | undefined;
+  /**
+   * `NUTRITION_MCP_TOKEN`: HTTP requests to `/mcp` must carry `Authorization: Bearer <token>`.
+   * Required when `--host` is not loopback (127.0.0.1, ::1, localhost).
+   */
+  readonly token: string | undefined;
 }
 
 export type ConfigOutcome =
   | { readonly ok: true; readonly config: NutritionMcpConfig }
   | { readonly ok: false; readonly error: { readonly code: 'INVALID_PARAMETER'; readonly message: string } };
 
-export const USAGE = 'usage: nutrition-mcp --stdio | --http [--port N] [--host H]   (env: REDIS_URL)';
+export const USAGE =
+  'usage: nutrition-mcp --stdio | --http [--port N] [--host H]   (env: REDIS_URL, NUTRITION_MCP_TOKEN)';
 
 export function readConfig(
   argv: readonly string[],
@@ -47,13 +54,19 @@ export function readConfig(
   }
   if (transport === undefined) return fail('choose --stdio or --http');
   const redisUrl = env['REDIS_URL']?.trim() || undefined;
-  return { ok: true, config: { transport, host, port, redisUrl } };
+  const token = env['NUTRITION_MCP_TOKEN']?.trim() || undefined;
+  if (transport === 'http') {
+    const problem = tokenProblem(host, token);
+    if (problem !== undefined) return fail(problem);
+  }
+  return { ok: true, config: { transport, host, port, redisUrl, token } };
 }
 
 /** The configuration as printed at start-up: a password in `REDIS_URL` is masked. */
 export function describeConfig(config: NutritionMcpConfig): string {
   const redis = config.redisUrl === undefined ? 'off (in-process cache)' : maskUrl(config.redisUrl);
-  const where = config.transport === 'http' ? ` on ${config.host}:${config.port}` : '';
+  const token = config.token === undefined ? ', no token' : ', bearer token required';
+  const where = config.transport === 'http' ? ` on ${config.host}:${config.port}${token}` : '';
   return `nutrition-mcp: ${config.transport}${where}, redis ${redis}`;
 }
 

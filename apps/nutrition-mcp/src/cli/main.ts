@@ -34,7 +34,12 @@ export async function main(argv: readonly string[], env = process.env): Promise<
     };
     process.stdin.once('close', () => void shutdown());
   } else {
-    const running = await startHttp({ port: config.port, host: config.host, service });
+    const running = await startHttp({
+      port: config.port,
+      host: config.host,
+      service,
+      ...(config.token === undefined ? {} : { token: config.token }),
+    });
     console.error(
       `nutrition-mcp: listening on ${running.url} (MCP ${running.url}/mcp, health ${running.url}/health)`,
     );

@@ -10,7 +10,8 @@ import { Hono } from 'hono';
 import { nutritionServerFactory } from '../mcp/nutrition-server.js';
 import { healthOf } from '../service/health.js';
 import type { NutritionService } from '../service/nutrition-service.js';
-import { INVALID_REQUEST, jsonRpcError, PARSE_ERROR } from './json-rpc-errors.js';
+import { carriesToken } from './bearer-token.js';
+import { INVALID_REQUEST, jsonRpcError, PARSE_ERROR, UNAUTHORIZED } from './json-rpc-errors.js';
 
 export interface HttpAppOptions {
   readonly service: NutritionService;
@@ -20,6 +21,11 @@ export interface HttpAppOptions {
   readonly allowedOrigins?: readonly string[];
   /** Largest POST body read. Default 64 KiB: a tool call here is a few hundred bytes. */
   readonly maxBodyBytes?: number;
+  /**
+   * When set, every `/mcp` request must carry `Authorization: Bearer <token>` (401 otherwise);
+   * `/health` stays open for probes. Required by `startHttp` on a host other than loopback.
+   */
+  readonly token?: string;
 }
 
 export interface HttpApp {
@@ -48,6 +54,16 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
 
   app.all('/mcp', async (c) => {
     const request = c.req.raw;
+    if (options.token !== undefined && !carriesToken(request.headers.get('authorization'), options.token)) {
+      return jsonRpcError(
+        401,
+        UNAUTHORIZED,
+        'Unauthorized: this server needs Authorization: Bearer <token>',
+        {
+          'www-authenticate': 'Bearer',
+        },
+      );
+    }
     if (request.method !== 'POST') return mcp.fetch(request);
     const declared = Number(request.headers.get('content-length') ?? '0');
     if (declared > maxBodyBytes)

@@ -33,6 +33,17 @@ export interface McpHttpOptions {
   /** 2025-era sessions open at once. Default 100. */
   readonly maxSessions?: number;
   /**
+   * 2025-era sessions one principal may hold (with `authenticate: 'none'` every client is the
+   * same principal). Its next `initialize` closes its session idle longest (idle: no POST being
+   * answered; a listening GET stream does not count), or gets 429 when all are busy. Default 10.
+   */
+  readonly maxSessionsPerPrincipal?: number;
+  /**
+   * Messages in one JSON-RPC batch (a POST whose body is an array), either revision: a
+   * bigger batch is refused with 400 and JSON-RPC `-32600` before any of it runs. Default 10.
+   */
+  readonly maxBatchSize?: number;
+  /**
    * 2025-era sessions: SSE events kept (in memory, per session) so a client can resume a
    * broken response stream with `Last-Event-ID`. Default 1,000.
    */
@@ -62,6 +73,7 @@ export function createMcpHttpApp(server: McpToolServer, options: McpHttpOptions)
   const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
   const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
   const maxBodyBytes = options.maxBodyBytes ?? 1024 * 1024;
+  const maxBatchSize = positiveWhole('maxBatchSize', options.maxBatchSize ?? 10);
   const factory = server.factory(options.principal);
   const modern = createMcpHandler(factory, {
     legacy: 'reject',
@@ -71,6 +83,7 @@ export function createMcpHttpApp(server: McpToolServer, options: McpHttpOptions)
   const sessions = new LegacySessions(factory, {
     idleMs: options.sessionIdleMs ?? 10 * 60_000,
     maxSessions: options.maxSessions ?? 100,
+    maxSessionsPerPrincipal: positiveWhole('maxSessionsPerPrincipal', options.maxSessionsPerPrincipal ?? 10),
     now: options.now ?? Date.now,
     newSessionId: options.newSessionId ?? randomUUID,
     maxResumableEvents: options.maxResumableEvents ?? 1_000,
@@ -123,6 +136,14 @@ export function createMcpHttpApp(server: McpToolServer, options: McpHttpOptions)
     } catch {
       return jsonRpcError(400, PARSE_ERROR, 'Parse error: the request body is not valid JSON');
     }
+    // Checked here, before the revision is told apart: the same cap on both.
+    if (Array.isArray(parsedBody) && parsedBody.length > maxBatchSize) {
+      return jsonRpcError(
+        400,
+        INVALID_REQUEST,
+        `Invalid Request: a JSON-RPC batch may hold at most ${maxBatchSize} messages; this one has ${parsedBody.length}`,
+      );
+    }
     const passOn = { parsedBody, ...(authInfo === undefined ? {} : { authInfo }) };
     if (await isLegacyRequest(request, parsedBody, { maxRequestBodySize: maxBodyBytes })) {
       return sessions.handle(request, parsedBody, authInfo, owner);
@@ -147,4 +168,12 @@ export function createMcpHttpApp(server: McpToolServer, options: McpHttpOptions)
 
 function tooLarge(maxBodyBytes: number): Response {
   return jsonRpcError(413, INVALID_REQUEST, `Request body over ${maxBodyBytes} bytes`);
+}
+
+/** A count option: a zero, negative or fractional one would refuse everything or nothing. */
+function positiveWhole(name: string, value: number): number {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new RangeError(`${name} must be a whole number of at least 1, got ${String(value)}`);
+  }
+  return value;
 }
