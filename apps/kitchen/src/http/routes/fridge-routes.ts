@@ -1,14 +1,15 @@
 import { Hono } from 'hono';
+import { etagOf } from '../../domain/versions.js';
 import type { KitchenServices } from '../../services/kitchen-services.js';
+import { idempotent } from '../idempotency.js';
 import { readJson, readQuery } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
 import { versioned, writeOptions } from '../versioned.js';
-import { etagOf } from '../../domain/versions.js';
 
 /** Items carry `version` and an `ETag`; PATCH, DELETE and use honour `If-Match` (412 on another version). */
-export function fridgeRoutes({ fridge }: KitchenServices, guard: SessionGuard) {
+export function fridgeRoutes({ fridge, idempotency }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  app.use('*', guard);
+  app.use('*', guard, idempotent(idempotency));
   app.get('/', async (c) => c.json({ items: await fridge.list(c.var.session.principal, readQuery(c)) }));
   app.post('/', async (c) =>
     versioned(c, await fridge.create(c.var.session.principal, await readJson(c)), 201),

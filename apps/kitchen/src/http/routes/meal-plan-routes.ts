@@ -1,14 +1,15 @@
 import { Hono } from 'hono';
 import { invalid } from '../../domain/errors.js';
 import type { KitchenServices } from '../../services/kitchen-services.js';
+import { idempotent } from '../idempotency.js';
 import { readJson, readQuery } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
 import { versioned, writeOptions } from '../versioned.js';
 
 /** Entries carry `version` and an `ETag`; PATCH and DELETE honour `If-Match` (412 on another version). */
-export function mealPlanRoutes({ mealPlans }: KitchenServices, guard: SessionGuard) {
+export function mealPlanRoutes({ mealPlans, idempotency }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  app.use('*', guard);
+  app.use('*', guard, idempotent(idempotency));
 
   // `?from=&to=` for a range, `?week=<any day>` for Monday–Sunday, nothing for this week.
   app.get('/', async (c) => {

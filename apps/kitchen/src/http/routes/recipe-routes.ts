@@ -1,5 +1,6 @@
 import { Hono } from 'hono';
 import type { KitchenServices } from '../../services/kitchen-services.js';
+import { idempotent } from '../idempotency.js';
 import { readJson, readQuery } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
 import { versioned, writeOptions } from '../versioned.js';
@@ -21,9 +22,9 @@ function searchInput(query: Record<string, string>): Record<string, unknown> {
 }
 
 /** Recipes carry `version` and an `ETag`; PATCH and DELETE honour `If-Match` (412 on another version). */
-export function recipeRoutes({ recipes }: KitchenServices, guard: SessionGuard) {
+export function recipeRoutes({ recipes, idempotency }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  app.use('*', guard);
+  app.use('*', guard, idempotent(idempotency));
   app.get('/', async (c) => c.json({ recipes: await recipes.list(c.var.session.principal, readQuery(c)) }));
   app.get('/search', async (c) =>
     c.json({
