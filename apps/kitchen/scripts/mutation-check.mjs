@@ -1,12 +1,14 @@
 // Proves the kitchen's guard tests can fail: removes each guard (tenant filter, membership and
-// owner checks, strict input, token hashing, expiry, row lock) in turn, runs the tests that
-// should notice, and expects a failure. Restores the file afterwards — also on Ctrl-C.
+// owner checks, strict input, token hashing, expiry, row lock, If-Match, the use-up guard,
+// Idempotency-Key) in turn, runs the tests that should notice, and expects a failure. Restores
+// the file afterwards — also on Ctrl-C.
 // Usage (from the repo root): node apps/kitchen/scripts/mutation-check.mjs   (a few minutes)
 import { runMutants } from '../../../scripts/mutation-runner.mjs';
 
 const src = 'apps/kitchen/src/';
 const test = 'apps/kitchen/test/';
 const isolation = `${test}tenant-isolation.test.ts`;
+const edits = `${test}concurrent-edits.test.ts`;
 const MUTANTS = [
   [
     'fridge lookup ignores the household',
@@ -72,11 +74,33 @@ const MUTANTS = [
     [`${test}auth.test.ts`],
   ],
   [
-    'use-up without the row lock (PostgreSQL only)',
+    'If-Match checked without the row lock (PostgreSQL only)',
     `${src}services/fridge-service.ts`,
     "${lock ? ' FOR UPDATE' : ''}",
     '',
-    [`${test}rest-api.test.ts`],
+    [edits],
+  ],
+  [
+    'If-Match ignored',
+    `${src}domain/versions.ts`,
+    'if (accepted !== null && !accepted.includes(version))',
+    'if (accepted === undefined)',
+    [edits],
+  ],
+  ['use-up takes more than is left', `${src}services/fridge-service.ts`, 'AND quantity >= $4', '', [edits]],
+  [
+    'a repeated Idempotency-Key runs again',
+    `${src}services/idempotency-service.ts`,
+    "if (claimed.length > 0) return { kind: 'run'",
+    "if (claimed.length >= 0) return { kind: 'run'",
+    [edits],
+  ],
+  [
+    'an Idempotency-Key reused with another body is replayed',
+    `${src}services/idempotency-service.ts`,
+    'if (row.request_hash !== requestHash)',
+    'if (row.request_hash === undefined)',
+    [edits],
   ],
   [
     'a nutrition card keeps the provenance the model wrote',

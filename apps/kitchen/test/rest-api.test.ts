@@ -28,7 +28,11 @@ describeEachBackend('REST API', (harness) => {
     });
     const part = await h.request('POST', `/api/fridge/${id}/use`, { token, body: { quantity: 100.5 } });
     expect(json(part)).toMatchObject({ removed: false, item: { quantity: 199.5 } });
-    const rest = await h.request('POST', `/api/fridge/${id}/use`, { token, body: { quantity: 500 } });
+    const tooMuch = await h.request('POST', `/api/fridge/${id}/use`, { token, body: { quantity: 500 } });
+    expect(tooMuch.status).toBe(409); // more than is left: refused, nothing taken
+    expect(json(tooMuch)['error']).toMatchObject({ code: 'CONFLICT', field: 'quantity' });
+    expect(json(await h.request('GET', `/api/fridge/${id}`, { token }))['quantity']).toBe(199.5);
+    const rest = await h.request('POST', `/api/fridge/${id}/use`, { token, body: { quantity: 199.5 } });
     expect(json(rest)).toEqual({ removed: true, item: null });
     expect((await h.request('GET', `/api/fridge/${id}`, { token })).status).toBe(404);
 

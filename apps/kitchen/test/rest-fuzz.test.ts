@@ -31,6 +31,9 @@ interface RouteCase {
 const s = (...values: unknown[]) => fc.constantFrom(...values);
 const qty = fc.oneof(fc.integer({ min: 0, max: 10 }), fc.double({ noNaN: true }));
 const ingredient = fc.record({ name: s('番茄', '鸡蛋'), quantity: qty, unit: s('个', null) });
+// Issue 16.14: conditional writes and repeatable POSTs (a header value is Latin-1 at most in fetch).
+const ifMatch = { 'if-match': s('*', '"x-v1"', 'W/"x-v1"', '"a", "b"', 'v1', '', '"', ',,', 'é') };
+const idempotencyKey = { 'idempotency-key': s('k-1', 'k-2', '', ' ', 'é', 'k'.repeat(300)) };
 
 const KITCHEN: Record<string, RouteCase> = {
   'GET /health': {},
@@ -46,6 +49,7 @@ const KITCHEN: Record<string, RouteCase> = {
   'DELETE /api/household/members/:userId': {},
   'GET /api/fridge': { query: { expiringWithinDays: s('3', '400'), location: s(...LOCATIONS) } },
   'POST /api/fridge': {
+    headers: idempotencyKey,
     body: {
       name: s('牛奶'),
       quantity: qty,
@@ -55,12 +59,16 @@ const KITCHEN: Record<string, RouteCase> = {
     },
   },
   'GET /api/fridge/:id': {},
-  'PATCH /api/fridge/:id': { body: { name: s('牛奶'), quantity: qty, expiresOn: s(TODAY, '2026-02-30') } },
-  'DELETE /api/fridge/:id': {},
-  'POST /api/fridge/:id/use': { body: { quantity: qty } },
+  'PATCH /api/fridge/:id': {
+    headers: ifMatch,
+    body: { name: s('牛奶'), quantity: qty, expiresOn: s(TODAY, '2026-02-30') },
+  },
+  'DELETE /api/fridge/:id': { headers: ifMatch },
+  'POST /api/fridge/:id/use': { headers: { ...ifMatch, ...idempotencyKey }, body: { quantity: qty } },
   'GET /api/recipes': { query: { q: s('蛋'), tag: s('家常') } },
   'GET /api/recipes/search': { query: { ingredients: s('番茄,鸡蛋'), limit: s('5', 'x') } },
   'POST /api/recipes': {
+    headers: idempotencyKey,
     body: {
       name: s('番茄炒蛋'),
       servings: s(2),
@@ -71,11 +79,13 @@ const KITCHEN: Record<string, RouteCase> = {
   },
   'GET /api/recipes/:id': {},
   'PATCH /api/recipes/:id': {
+    headers: ifMatch,
     body: { name: s('改名'), steps: s(['a\tb']), ingredients: fc.array(ingredient) },
   },
-  'DELETE /api/recipes/:id': {},
+  'DELETE /api/recipes/:id': { headers: ifMatch },
   'GET /api/meal-plans': { query: { week: s(TODAY), from: s(TODAY), to: s('2026-05-07') } },
   'POST /api/meal-plans': {
+    headers: idempotencyKey,
     body: {
       date: s(TODAY),
       slot: s(...SLOTS),
@@ -85,15 +95,16 @@ const KITCHEN: Record<string, RouteCase> = {
     },
   },
   'GET /api/meal-plans/:id': {},
-  'PATCH /api/meal-plans/:id': { body: { slot: s(...SLOTS), note: s('n') } },
-  'DELETE /api/meal-plans/:id': {},
+  'PATCH /api/meal-plans/:id': { headers: ifMatch, body: { slot: s(...SLOTS), note: s('n') } },
+  'DELETE /api/meal-plans/:id': { headers: ifMatch },
   'GET /api/preferences': {},
   'POST /api/preferences': {
+    headers: idempotencyKey,
     body: { kind: s(...NOTE_KINDS), label: s('花生'), person: s('小贾', null), note: s('严重') },
   },
   'DELETE /api/preferences/:id': {},
   'GET /api/memories': {},
-  'POST /api/memories': { body: { text: s('不吃香菜\n周末做饭') } },
+  'POST /api/memories': { headers: idempotencyKey, body: { text: s('不吃香菜\n周末做饭') } },
   'DELETE /api/memories/:id': {},
 };
 

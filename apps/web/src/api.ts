@@ -50,12 +50,60 @@ export function writeHeaders(method: string): Record<string, string> {
   return method === 'GET' || method === 'HEAD' ? {} : { 'content-type': 'application/json' };
 }
 
-export async function api<T>(method: string, path: string, body?: unknown): Promise<ApiResult<T>> {
+/** Headers of a conditional or repeatable write (see `etag` and `draftKey`). */
+export interface WriteHeaders {
+  /** `If-Match`: the write applies only to this version (else 412 `PRECONDITION_FAILED`). */
+  readonly ifMatch?: string;
+  /** `Idempotency-Key` of a POST: a repeat within 24 h gets the first answer back, nothing twice. */
+  readonly idempotencyKey?: string;
+}
+
+/** The kitchen's ETag of a fridge item, recipe or meal plan entry as listed (`"<id>-v<version>"`). */
+export const etag = (row: { readonly id: string; readonly version: number }): string =>
+  `"${row.id}-v${row.version}"`;
+
+/** 128 random bits as hex (`crypto.randomUUID` exists only in secure contexts; this works on plain HTTP too). */
+function randomKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/**
+ * One `Idempotency-Key` per form draft: sending the same body again (a double click, a retry
+ * after a lost answer) reuses the key, so the server creates one row; another body gets a
+ * new key, and so does the next draft after `done()`.
+ */
+export function draftKey(): { key(body: unknown): string; done(): void } {
+  let last: { body: string; key: string } | null = null;
+  return {
+    key(body) {
+      const text = JSON.stringify(body);
+      if (last === null || last.body !== text) last = { body: text, key: randomKey() };
+      return last.key;
+    },
+    done() {
+      last = null;
+    },
+  };
+}
+
+export async function api<T>(
+  method: string,
+  path: string,
+  body?: unknown,
+  write: WriteHeaders = {},
+): Promise<ApiResult<T>> {
   let response: Response;
   try {
     response = await fetch(path, {
       method,
-      headers: { accept: 'application/json', ...authHeaders(), ...writeHeaders(method) },
+      headers: {
+        accept: 'application/json',
+        ...authHeaders(),
+        ...writeHeaders(method),
+        ...(write.ifMatch === undefined ? {} : { 'if-match': write.ifMatch }),
+        ...(write.idempotencyKey === undefined ? {} : { 'idempotency-key': write.idempotencyKey }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {

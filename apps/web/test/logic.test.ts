@@ -140,6 +140,7 @@ describe('form input', () => {
       location: 'fridge',
       expiresOn: null,
       daysLeft,
+      version: 1,
     });
     const sorted = [item('c', null), item('b', 3), item('a', -1), item('d', 3)].sort(byExpiry);
     expect(sorted.map((i) => i.name)).toEqual(['a', 'b', 'd', 'c']);

@@ -51,6 +51,52 @@ describe('the web UI in Chromium', () => {
     await added.waitFor({ state: 'detached' });
   });
 
+  it('a stale edit is refused (412), not saved over another member’s change; adding sends an Idempotency-Key', async () => {
+    const page = await browser.signedIn();
+    const sent: { method: string; url: string; headers: Record<string, string> }[] = [];
+    page.on('request', (r) => {
+      if (r.url().includes('/api/fridge'))
+        sent.push({ method: r.method(), url: r.url(), headers: r.headers() });
+    });
+    await page.locator('#fridge-name').fill('并发白菜');
+    await page.locator('#fridge-qty').fill('3');
+    await page.locator('#fridge-unit').fill('棵');
+    await page.getByRole('button', { name: '添加' }).click();
+    const row = page.getByTestId('fridge-item').filter({ hasText: '并发白菜' });
+    await row.waitFor();
+    const post = sent.find((r) => r.method === 'POST' && new URL(r.url).pathname === '/api/fridge');
+    expect(post?.headers['idempotency-key']).toMatch(/^[0-9a-f]{32}$/);
+
+    await page.getByRole('button', { name: '编辑 并发白菜' }).click();
+    // Meanwhile 贾妈妈 (same household) changes the item.
+    const { session } = await h.services.auth.login({ username: 'mama', password: 'demo-mama' });
+    const item = (await h.services.fridge.list(session.principal)).find((i) => i.name === '并发白菜');
+    if (item === undefined) throw new Error('item not added');
+    await h.services.fridge.update(session.principal, item.id, { quantity: 9 });
+
+    await page.locator(`#edit-${item.id}-qty`).fill('1');
+    await page.getByRole('button', { name: '保存' }).click();
+    await expect
+      .poll(() => page.getByTestId('page-error').textContent(), POLL)
+      .toContain('PRECONDITION_FAILED');
+    const patch = sent.find((r) => r.method === 'PATCH');
+    expect(patch?.headers['if-match']).toBe(`"${item.id}-v1"`);
+    expect((await h.services.fridge.get(session.principal, item.id)).quantity).toBe(9); // not overwritten
+
+    // Reloaded, the form has the current version and saves.
+    await page.getByRole('button', { name: '取消' }).click();
+    await row.filter({ hasText: '9 棵' }).waitFor();
+    await page.getByRole('button', { name: '编辑 并发白菜' }).click();
+    await page.locator(`#edit-${item.id}-qty`).fill('1');
+    await page.getByRole('button', { name: '保存' }).click();
+    await row.filter({ hasText: '1 棵' }).waitFor();
+    expect(await h.services.fridge.get(session.principal, item.id)).toMatchObject({
+      quantity: 1,
+      version: 3,
+    });
+    await h.services.fridge.remove(session.principal, item.id);
+  });
+
   it('streams the assistant’s steps live, then shows the answer; every page carries the CSP', async () => {
     h.model = new ControlledModel([
       { text: act('fridge_items', {}, '先看看冰箱'), delayMs: 50 },

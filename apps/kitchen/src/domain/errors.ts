@@ -5,10 +5,24 @@ export type KitchenErrorCode =
   | 'PERMISSION_DENIED'
   | 'NOT_FOUND'
   | 'CONFLICT'
-  | 'PAYLOAD_TOO_LARGE';
+  | 'PRECONDITION_FAILED'
+  | 'PAYLOAD_TOO_LARGE'
+  | 'IDEMPOTENCY_KEY_REUSED';
 
 export interface KitchenErrorBody {
-  readonly error: { readonly code: KitchenErrorCode; readonly message: string; readonly field?: string };
+  readonly error: {
+    readonly code: KitchenErrorCode;
+    readonly message: string;
+    readonly field?: string;
+    /** With `PRECONDITION_FAILED`: the version the row is at now. */
+    readonly currentVersion?: number;
+  };
+}
+
+/** The row as it is now, carried by a `PRECONDITION_FAILED` (its version, and its ETag for the header). */
+export interface CurrentVersion {
+  readonly version: number;
+  readonly etag: string;
 }
 
 /**
@@ -20,6 +34,7 @@ export class KitchenError extends Error {
     readonly code: KitchenErrorCode,
     message: string,
     readonly field?: string,
+    readonly current?: CurrentVersion,
   ) {
     super(message);
     this.name = 'KitchenError';
@@ -31,6 +46,7 @@ export class KitchenError extends Error {
         code: this.code,
         message: this.message,
         ...(this.field === undefined ? {} : { field: this.field }),
+        ...(this.current === undefined ? {} : { currentVersion: this.current.version }),
       },
     };
   }
@@ -47,3 +63,12 @@ export const denied = (message: string): KitchenError => new KitchenError('PERMI
 
 export const conflict = (message: string, field?: string): KitchenError =>
   new KitchenError('CONFLICT', message, field);
+
+/** An `If-Match` that names another version than the row's current one (HTTP 412). */
+export const preconditionFailed = (what: string, current: CurrentVersion): KitchenError =>
+  new KitchenError(
+    'PRECONDITION_FAILED',
+    `the ${what} was changed meanwhile: it is at version ${current.version} now (ETag ${current.etag}); reload it and try again`,
+    undefined,
+    current,
+  );

@@ -42,6 +42,8 @@ export interface FridgeItem {
   readonly expiresOn: IsoDate | null;
   /** Whole days from today to `expiresOn` (negative: expired); null without a date. */
   readonly daysLeft: number | null;
+  /** 1 when created, +1 on every change (edit, use); the ETag is `"<id>-v<version>"`. */
+  readonly version: number;
 }
 
 export interface Ingredient {
@@ -57,6 +59,8 @@ export interface Recipe {
   readonly ingredients: readonly Ingredient[];
   readonly steps: readonly string[];
   readonly tags: readonly string[];
+  /** 1 when created, +1 on every edit; the ETag is `"<id>-v<version>"`. */
+  readonly version: number;
 }
 
 export interface RecipeMatch {
@@ -75,6 +79,8 @@ export interface MealPlanEntry {
   readonly recipeName: string;
   readonly servings: number | null;
   readonly note: string | null;
+  /** 1 when created, +1 on every edit; the ETag is `"<id>-v<version>"`. */
+  readonly version: number;
 }
 
 export interface DietaryNote {

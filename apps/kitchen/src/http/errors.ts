@@ -8,10 +8,13 @@ const STATUS: Record<KitchenErrorCode, ContentfulStatusCode> = {
   PERMISSION_DENIED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
+  PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
+  IDEMPOTENCY_KEY_REUSED: 422,
 };
 
 export function errorResponse(c: Context, error: KitchenError): Response {
+  if (error.current !== undefined) c.header('ETag', error.current.etag); // a 412 names the version now
   return c.json(error.toJSON(), STATUS[error.code]);
 }
 

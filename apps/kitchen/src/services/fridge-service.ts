@@ -1,8 +1,9 @@
 import type { z } from 'zod';
-import { notFound } from '../domain/errors.js';
+import { conflict, notFound } from '../domain/errors.js';
 import { fridgeItemInput, fridgeItemPatch, fridgeListQuery, useUpInput } from '../domain/schemas.js';
 import type { FridgeItem, IsoDate, Location } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
+import { acceptedVersions, checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
 import { addDays, sqlDate, type ServiceEnv } from './env.js';
 import { requireMember, type KitchenPrincipal } from './principal.js';
@@ -14,9 +15,11 @@ interface Row {
   unit: string;
   location: Location;
   expires_on: string | null;
+  version: number;
 }
 
-const COLUMNS = `id, name, quantity, unit, location, ${sqlDate('expires_on')} AS expires_on`;
+const COLUMNS = `id, name, quantity, unit, location, ${sqlDate('expires_on')} AS expires_on, version`;
+const WHAT = 'fridge item';
 
 const dayNumber = (date: IsoDate): number => Date.parse(`${date}T00:00:00Z`) / 86_400_000;
 
@@ -31,10 +34,24 @@ export interface FridgeService {
   list(principal: KitchenPrincipal, query?: unknown): Promise<FridgeItem[]>;
   get(principal: KitchenPrincipal, id: string): Promise<FridgeItem>;
   create(principal: KitchenPrincipal, input: unknown): Promise<FridgeItem>;
-  update(principal: KitchenPrincipal, id: string, patch: unknown): Promise<FridgeItem>;
-  remove(principal: KitchenPrincipal, id: string): Promise<void>;
-  /** Takes `quantity` away (all of it when omitted); an item reaching zero is removed. */
-  useUp(principal: KitchenPrincipal, id: string, input?: unknown): Promise<UseUpResult>;
+  /** Fields given replace the stored ones; +1 version. `ifMatch` not naming the current version: 412. */
+  update(
+    principal: KitchenPrincipal,
+    id: string,
+    patch: unknown,
+    options?: WriteOptions,
+  ): Promise<FridgeItem>;
+  remove(principal: KitchenPrincipal, id: string, options?: WriteOptions): Promise<void>;
+  /**
+   * Takes `quantity` away (all of it when omitted) in one conditional UPDATE, so concurrent uses
+   * never lose one; more than is left is a 409 `CONFLICT`. An item reaching zero is removed.
+   */
+  useUp(
+    principal: KitchenPrincipal,
+    id: string,
+    input?: unknown,
+    options?: WriteOptions,
+  ): Promise<UseUpResult>;
 }
 
 export function createFridgeService(env: ServiceEnv): FridgeService {
@@ -47,6 +64,7 @@ export function createFridgeService(env: ServiceEnv): FridgeService {
     location: row.location,
     expiresOn: row.expires_on,
     daysLeft: row.expires_on === null ? null : dayNumber(row.expires_on) - dayNumber(env.today()),
+    version: row.version,
   });
 
   async function find(q: Queryable, householdId: string, id: string, lock = false): Promise<Row> {
@@ -98,13 +116,16 @@ export function createFridgeService(env: ServiceEnv): FridgeService {
       return toItem(rows[0] as Row);
     },
 
-    async update(principal, id, patch) {
+    async update(principal, id, patch, options = {}) {
       const { householdId } = await requireMember(db, principal);
       const change = parseInput(fridgeItemPatch, patch);
       return db.transaction(async (tx) => {
+        // Locked until commit: the version checked is the version replaced.
         const current = await find(tx, householdId, id, true);
+        checkIfMatch(WHAT, id, current.version, options.ifMatch);
         const rows = await tx.query<Row>(
-          `UPDATE fridge_items SET name = $3, quantity = $4, unit = $5, location = $6, expires_on = $7, updated_at = $8
+          `UPDATE fridge_items SET name = $3, quantity = $4, unit = $5, location = $6, expires_on = $7, updated_at = $8,
+             version = version + 1
            WHERE id = $1 AND household_id = $2 RETURNING ${COLUMNS}`,
           [
             id,
@@ -121,32 +142,56 @@ export function createFridgeService(env: ServiceEnv): FridgeService {
       });
     },
 
-    async remove(principal, id) {
+    async remove(principal, id, options = {}) {
       const { householdId } = await requireMember(db, principal);
-      const rows = await db.query(
-        'DELETE FROM fridge_items WHERE id = $1 AND household_id = $2 RETURNING id',
-        [id, householdId],
-      );
-      if (rows.length === 0) throw notFound('fridge item');
+      await db.transaction(async (tx) => {
+        const current = await find(tx, householdId, id, true);
+        checkIfMatch(WHAT, id, current.version, options.ifMatch);
+        await tx.query('DELETE FROM fridge_items WHERE id = $1 AND household_id = $2', [id, householdId]);
+      });
     },
 
-    async useUp(principal, id, input = {}) {
+    async useUp(principal, id, input = {}, options = {}) {
       const { householdId } = await requireMember(db, principal);
       const { quantity } = parseInput(useUpInput, input);
+      // null: any version (no If-Match, or *); otherwise only these.
+      const versions = acceptedVersions(id, options.ifMatch);
+      const params = [id, householdId, versions === null ? null : JSON.stringify(versions)];
+      const versionOk =
+        '($3::jsonb IS NULL OR version IN (SELECT jsonb_array_elements_text($3::jsonb)::int))';
       return db.transaction(async (tx) => {
-        const current = await find(tx, householdId, id, true);
-        // Rounded so that 0.1 + 0.2 style leftovers do not keep a phantom item alive.
-        const left = quantity === undefined ? 0 : Math.round((current.quantity - quantity) * 1000) / 1000;
-        if (left <= 0) {
-          await tx.query('DELETE FROM fridge_items WHERE id = $1 AND household_id = $2', [id, householdId]);
-          return { item: null, removed: true };
+        // One statement each, checked by the database against the row as it is when written
+        // (no read-then-write): of two concurrent "use 6 of 10" one gets 4 left, the other 409.
+        const rows =
+          quantity === undefined
+            ? await tx.query<Row>(
+                `DELETE FROM fridge_items WHERE id = $1 AND household_id = $2 AND ${versionOk}
+                 RETURNING ${COLUMNS}`,
+                params,
+              )
+            : await tx.query<Row>(
+                // Rounded so that 0.1 + 0.2 style leftovers do not keep a phantom item alive.
+                `UPDATE fridge_items SET quantity = round((quantity - $4)::numeric, 3)::double precision,
+                   version = version + 1, updated_at = $5
+                 WHERE id = $1 AND household_id = $2 AND ${versionOk} AND quantity >= $4
+                 RETURNING ${COLUMNS}`,
+                [...params, quantity, env.now().toISOString()],
+              );
+        const row = rows[0];
+        if (row === undefined) {
+          // Nothing written: say why (missing, another version, or not that much left).
+          const current = await find(tx, householdId, id);
+          checkIfMatch(WHAT, id, current.version, options.ifMatch);
+          throw conflict(
+            `only ${current.quantity} ${current.unit} of ${current.name} left: cannot use ${quantity ?? 0}`,
+            'quantity',
+          );
         }
-        const rows = await tx.query<Row>(
-          `UPDATE fridge_items SET quantity = $3, updated_at = $4 WHERE id = $1 AND household_id = $2
-           RETURNING ${COLUMNS}`,
-          [id, householdId, left, env.now().toISOString()],
-        );
-        return { item: toItem(rows[0] as Row), removed: false };
+        if (quantity === undefined) return { item: null, removed: true };
+        if (row.quantity > 0) return { item: toItem(row), removed: false };
+        // Used to zero: gone. Same transaction, so the row lock the UPDATE took is held until then.
+        await tx.query('DELETE FROM fridge_items WHERE id = $1 AND household_id = $2', [id, householdId]);
+        return { item: null, removed: true };
       });
     },
   };

@@ -3,6 +3,7 @@ import { createAuthService, type AuthService } from './auth-service.js';
 import { resolveEnv, type ServiceDeps, type ServiceEnv } from './env.js';
 import { createFridgeService, type FridgeService } from './fridge-service.js';
 import { createHouseholdService, type HouseholdService } from './household-service.js';
+import { createIdempotencyService, type IdempotencyService } from './idempotency-service.js';
 import { createMealPlanService, type MealPlanService } from './meal-plan-service.js';
 import { createMemoryService, type MemoryService } from './memory-service.js';
 import { createPreferenceService, type PreferenceService } from './preference-service.js';
@@ -23,6 +24,8 @@ export interface KitchenServices {
   readonly preferences: PreferenceService;
   /** Free-text household memories (remembered on a member's word, recalled by the assistant). */
   readonly memories: MemoryService;
+  /** `Idempotency-Key`: the first answer of a keyed POST, replayed to its repeats for 24 h. */
+  readonly idempotency: IdempotencyService;
   /** Operator-only (CLI): never mounted on the REST API. */
   readonly admin: AdminService;
 }
@@ -38,6 +41,7 @@ export function createKitchenServices(deps: ServiceDeps): KitchenServices {
     mealPlans: createMealPlanService(env),
     preferences: createPreferenceService(env),
     memories: createMemoryService(env, deps.embedder),
+    idempotency: createIdempotencyService(env),
     admin: createAdminService(env),
   };
 }

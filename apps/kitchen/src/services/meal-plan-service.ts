@@ -3,6 +3,7 @@ import { notFound } from '../domain/errors.js';
 import { dateRange, isoDate, mealPlanInput, mealPlanPatch } from '../domain/schemas.js';
 import type { IsoDate, MealPlanEntry, Slot } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
+import { checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
 import { addDays, sqlDate, type ServiceEnv } from './env.js';
 import { requireMember, type KitchenPrincipal } from './principal.js';
@@ -15,10 +16,11 @@ interface Row {
   recipe_name: string;
   servings: number | null;
   note: string | null;
+  version: number;
 }
 
 const SELECT = `SELECT p.id, ${sqlDate('p.plan_date')} AS date, p.slot, p.recipe_id, r.name AS recipe_name,
-  p.servings, p.note
+  p.servings, p.note, p.version
   FROM meal_plans p JOIN recipes r ON r.household_id = p.household_id AND r.id = p.recipe_id`;
 const ORDER = `ORDER BY p.plan_date,
   CASE p.slot WHEN 'breakfast' THEN 0 WHEN 'lunch' THEN 1 ELSE 2 END, p.seq`;
@@ -31,7 +33,9 @@ const toEntry = (r: Row): MealPlanEntry => ({
   recipeName: r.recipe_name,
   servings: r.servings,
   note: r.note,
+  version: r.version,
 });
+const WHAT = 'meal plan entry';
 
 /** Monday of the week holding `date` (weeks start on Monday, as on a Chinese calendar). */
 export function weekStart(date: IsoDate): IsoDate {
@@ -49,8 +53,14 @@ export interface MealPlanService {
   ): Promise<{ from: IsoDate; to: IsoDate; entries: MealPlanEntry[] }>;
   get(principal: KitchenPrincipal, id: string): Promise<MealPlanEntry>;
   create(principal: KitchenPrincipal, input: unknown): Promise<MealPlanEntry>;
-  update(principal: KitchenPrincipal, id: string, patch: unknown): Promise<MealPlanEntry>;
-  remove(principal: KitchenPrincipal, id: string): Promise<void>;
+  /** Fields given replace the stored ones; +1 version. `ifMatch` not naming the current version: 412. */
+  update(
+    principal: KitchenPrincipal,
+    id: string,
+    patch: unknown,
+    options?: WriteOptions,
+  ): Promise<MealPlanEntry>;
+  remove(principal: KitchenPrincipal, id: string, options?: WriteOptions): Promise<void>;
 }
 
 export function createMealPlanService(env: ServiceEnv): MealPlanService {
@@ -61,6 +71,17 @@ export function createMealPlanService(env: ServiceEnv): MealPlanService {
     const row = rows[0];
     if (row === undefined) throw notFound('meal plan entry');
     return toEntry(row);
+  }
+
+  /** Locks the entry's row until the transaction ends and checks `If-Match` against it. */
+  async function lockChecked(q: Queryable, householdId: string, id: string, options: WriteOptions) {
+    const rows = await q.query<{ version: number }>(
+      'SELECT version FROM meal_plans WHERE id = $1 AND household_id = $2 FOR UPDATE',
+      [id, householdId],
+    );
+    const row = rows[0];
+    if (row === undefined) throw notFound(WHAT);
+    checkIfMatch(WHAT, id, row.version, options.ifMatch);
   }
 
   /** A recipe of another household is reported exactly like a missing one. */
@@ -122,14 +143,16 @@ export function createMealPlanService(env: ServiceEnv): MealPlanService {
       });
     },
 
-    async update(principal, id, patch) {
+    async update(principal, id, patch, options = {}) {
       const { householdId } = await requireMember(db, principal);
       const change = parseInput(mealPlanPatch, patch);
       return db.transaction(async (tx) => {
+        await lockChecked(tx, householdId, id, options);
         const current = await findOne(tx, householdId, id);
         if (change.recipeId !== undefined) await requireRecipe(tx, householdId, change.recipeId);
         await tx.query(
-          `UPDATE meal_plans SET plan_date = $3::date, slot = $4, recipe_id = $5, servings = $6, note = $7
+          `UPDATE meal_plans SET plan_date = $3::date, slot = $4, recipe_id = $5, servings = $6, note = $7,
+             version = version + 1
            WHERE id = $1 AND household_id = $2`,
           [
             id,
@@ -145,13 +168,12 @@ export function createMealPlanService(env: ServiceEnv): MealPlanService {
       });
     },
 
-    async remove(principal, id) {
+    async remove(principal, id, options = {}) {
       const { householdId } = await requireMember(db, principal);
-      const rows = await db.query('DELETE FROM meal_plans WHERE id = $1 AND household_id = $2 RETURNING id', [
-        id,
-        householdId,
-      ]);
-      if (rows.length === 0) throw notFound('meal plan entry');
+      await db.transaction(async (tx) => {
+        await lockChecked(tx, householdId, id, options);
+        await tx.query('DELETE FROM meal_plans WHERE id = $1 AND household_id = $2', [id, householdId]);
+      });
     },
   };
 }

@@ -3,6 +3,7 @@ import { nameMatches, namePatterns, normalizeName } from '../domain/ingredient-n
 import { recipeInput, recipeListQuery, recipePatch, recipeSearchInput } from '../domain/schemas.js';
 import type { Ingredient, Recipe, RecipeMatch } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
+import { checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
 import type { ServiceEnv } from './env.js';
 import { requireMember, type KitchenPrincipal } from './principal.js';
@@ -13,6 +14,7 @@ interface RecipeRow {
   servings: number;
   steps: string[];
   tags: string[];
+  version: number;
 }
 interface IngredientRow {
   recipe_id: string;
@@ -26,9 +28,9 @@ export interface RecipeService {
   list(principal: KitchenPrincipal, query?: unknown): Promise<Recipe[]>;
   get(principal: KitchenPrincipal, id: string): Promise<Recipe>;
   create(principal: KitchenPrincipal, input: unknown): Promise<Recipe>;
-  /** Fields given replace the stored ones (`ingredients` as a whole list). */
-  update(principal: KitchenPrincipal, id: string, patch: unknown): Promise<Recipe>;
-  remove(principal: KitchenPrincipal, id: string): Promise<void>;
+  /** Fields given replace the stored ones (`ingredients` as a whole list); +1 version. `ifMatch` not naming the current version: 412. */
+  update(principal: KitchenPrincipal, id: string, patch: unknown, options?: WriteOptions): Promise<Recipe>;
+  remove(principal: KitchenPrincipal, id: string, options?: WriteOptions): Promise<void>;
   /**
    * Recipes using the most of the given ingredients first (then the fewest other ingredients,
    * then by name). Names tolerate synonyms and containment: 西红柿 finds 番茄, 猪肉 finds 五花肉.
@@ -36,7 +38,8 @@ export interface RecipeService {
   searchByIngredients(principal: KitchenPrincipal, input: unknown): Promise<RecipeMatch[]>;
 }
 
-const RECIPE_COLUMNS = 'id, name, servings, steps, tags';
+const RECIPE_COLUMNS = 'id, name, servings, steps, tags, version';
+const WHAT = 'recipe';
 
 async function loadRecipes(q: Queryable, householdId: string, rows: RecipeRow[]): Promise<Recipe[]> {
   if (rows.length === 0) return [];
@@ -59,6 +62,7 @@ async function loadRecipes(q: Queryable, householdId: string, rows: RecipeRow[])
     ingredients: byRecipe.get(r.id) ?? [],
     steps: r.steps,
     tags: r.tags,
+    version: r.version,
   }));
 }
 
@@ -73,6 +77,17 @@ async function insertIngredients(q: Queryable, recipeId: string, ingredients: re
 
 export function createRecipeService(env: ServiceEnv): RecipeService {
   const { db } = env;
+
+  /** Locks the recipe row until the transaction ends and checks `If-Match` against it. */
+  async function lockChecked(q: Queryable, householdId: string, id: string, options: WriteOptions) {
+    const rows = await q.query<{ version: number }>(
+      'SELECT version FROM recipes WHERE id = $1 AND household_id = $2 FOR UPDATE',
+      [id, householdId],
+    );
+    const row = rows[0];
+    if (row === undefined) throw notFound('recipe');
+    checkIfMatch(WHAT, id, row.version, options.ifMatch);
+  }
 
   async function findOne(q: Queryable, householdId: string, id: string): Promise<Recipe> {
     const rows = await q.query<RecipeRow>(
@@ -134,13 +149,15 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
       });
     },
 
-    async update(principal, id, patch) {
+    async update(principal, id, patch, options = {}) {
       const { householdId } = await requireMember(db, principal);
       const change = parseInput(recipePatch, patch);
       return db.transaction(async (tx) => {
+        await lockChecked(tx, householdId, id, options);
         const current = await findOne(tx, householdId, id);
         await tx.query(
-          `UPDATE recipes SET name = $3, servings = $4, steps = $5::jsonb, tags = $6::jsonb, updated_at = $7
+          `UPDATE recipes SET name = $3, servings = $4, steps = $5::jsonb, tags = $6::jsonb, updated_at = $7,
+             version = version + 1
            WHERE id = $1 AND household_id = $2`,
           [
             id,
@@ -160,13 +177,12 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
       });
     },
 
-    async remove(principal, id) {
+    async remove(principal, id, options = {}) {
       const { householdId } = await requireMember(db, principal);
-      const rows = await db.query('DELETE FROM recipes WHERE id = $1 AND household_id = $2 RETURNING id', [
-        id,
-        householdId,
-      ]);
-      if (rows.length === 0) throw notFound('recipe');
+      await db.transaction(async (tx) => {
+        await lockChecked(tx, householdId, id, options);
+        await tx.query('DELETE FROM recipes WHERE id = $1 AND household_id = $2', [id, householdId]);
+      });
     },
 
     async searchByIngredients(principal, input) {
@@ -178,7 +194,7 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
         `WITH terms AS (
            SELECT (t->>0)::int AS term, t->>1 AS pattern FROM jsonb_array_elements($2::jsonb) AS t
          )
-         SELECT r.id, r.name, r.servings, r.steps, r.tags, count(DISTINCT terms.term)::int AS hits
+         SELECT r.id, r.name, r.servings, r.steps, r.tags, r.version, count(DISTINCT terms.term)::int AS hits
          FROM recipes r
          JOIN recipe_ingredients i ON i.recipe_id = r.id
          JOIN terms ON strpos(lower(i.name), terms.pattern) > 0

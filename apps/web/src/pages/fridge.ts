@@ -1,4 +1,4 @@
-import { api } from '../api.js';
+import { api, draftKey, etag } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import { byExpiry } from '../parse-input.js';
@@ -18,6 +18,7 @@ function locationSelect(value: Location = 'fridge'): HTMLSelectElement {
 export function fridgePage(): HTMLElement {
   const list = h('ul', { class: 'items', 'data-testid': 'fridge-list', 'aria-live': 'polite' });
   const error = errorLine();
+  const drafts = draftKey();
 
   const load = async () => {
     const reply = await api<{ items: FridgeItem[] }>('GET', '/api/fridge');
@@ -59,7 +60,15 @@ export function fridgePage(): HTMLElement {
             type: 'button',
             'aria-label': `${t().useUp} ${item.name}`,
             onclick: async () => {
-              const reply = await api('POST', `/api/fridge/${encodeURIComponent(item.id)}/use`, {});
+              // If-Match: someone else's change since this list was loaded is not used up unseen (412).
+              const reply = await api(
+                'POST',
+                `/api/fridge/${encodeURIComponent(item.id)}/use`,
+                {},
+                {
+                  ifMatch: etag(item),
+                },
+              );
               if (!reply.ok) return error.show(reply.error);
               await load();
             },
@@ -92,13 +101,19 @@ export function fridgePage(): HTMLElement {
         'aria-label': `${t().edit} ${item.name}`,
         onsubmit: async (event) => {
           event.preventDefault();
-          const reply = await api('PATCH', `/api/fridge/${encodeURIComponent(item.id)}`, {
-            name: name.value,
-            quantity: Number(quantity.value),
-            unit: unit.value,
-            location: location.value,
-            expiresOn: expires.value === '' ? null : expires.value,
-          });
+          const reply = await api(
+            'PATCH',
+            `/api/fridge/${encodeURIComponent(item.id)}`,
+            {
+              name: name.value,
+              quantity: Number(quantity.value),
+              unit: unit.value,
+              location: location.value,
+              expiresOn: expires.value === '' ? null : expires.value,
+            },
+            // Saved only over the version this form was opened on: else 412, nobody's edit lost.
+            { ifMatch: etag(item) },
+          );
           if (!reply.ok) return error.show(reply.error);
           await load();
         },
@@ -134,14 +149,16 @@ export function fridgePage(): HTMLElement {
       'aria-label': `${t().add} — ${t().fridge}`,
       onsubmit: async (event) => {
         event.preventDefault();
-        const reply = await api('POST', '/api/fridge', {
+        const body = {
           name: name.value,
           quantity: Number(quantity.value),
           unit: unit.value,
           location: location.value,
           expiresOn: expires.value === '' ? null : expires.value,
-        });
+        };
+        const reply = await api('POST', '/api/fridge', body, { idempotencyKey: drafts.key(body) });
         if (!reply.ok) return error.show(reply.error);
+        drafts.done();
         name.value = '';
         expires.value = '';
         await load();

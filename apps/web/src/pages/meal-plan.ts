@@ -1,4 +1,4 @@
-import { api } from '../api.js';
+import { api, draftKey, etag } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import type { MealPlanEntry, Recipe, Slot } from '../types.js';
@@ -11,6 +11,7 @@ export function mealPlanPage(): HTMLElement {
   const grid = h('div', { class: 'week', 'data-testid': 'meal-plan' });
   const heading = h('p', { class: 'muted', 'aria-live': 'polite' });
   const error = errorLine();
+  const drafts = draftKey();
   const recipeSelect = h('select', { name: 'recipeId', required: true });
   const date = h('input', { name: 'date', type: 'date', value: week, required: true });
   const slot = h(
@@ -60,7 +61,12 @@ export function mealPlanPage(): HTMLElement {
                       class: 'link-button',
                       'aria-label': `${t().remove} ${e.recipeName} ${day}`,
                       onclick: async () => {
-                        const reply = await api('DELETE', `/api/meal-plans/${encodeURIComponent(e.id)}`);
+                        const reply = await api(
+                          'DELETE',
+                          `/api/meal-plans/${encodeURIComponent(e.id)}`,
+                          undefined,
+                          { ifMatch: etag(e) },
+                        );
                         if (!reply.ok) return error.show(reply.error);
                         await load();
                       },
@@ -82,12 +88,10 @@ export function mealPlanPage(): HTMLElement {
       'aria-label': `${t().add} — ${t().mealPlan}`,
       onsubmit: async (event) => {
         event.preventDefault();
-        const reply = await api('POST', '/api/meal-plans', {
-          date: date.value,
-          slot: slot.value,
-          recipeId: recipeSelect.value,
-        });
+        const body = { date: date.value, slot: slot.value, recipeId: recipeSelect.value };
+        const reply = await api('POST', '/api/meal-plans', body, { idempotencyKey: drafts.key(body) });
         if (!reply.ok) return error.show(reply.error);
+        drafts.done();
         await load();
       },
     },

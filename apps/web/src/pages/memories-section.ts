@@ -1,4 +1,4 @@
-import { api } from '../api.js';
+import { api, draftKey } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorLine, field } from './common.js';
@@ -16,6 +16,7 @@ interface HouseholdMemory {
 export function memoriesSection(): HTMLElement {
   const list = h('ul', { class: 'items', 'data-testid': 'memories' });
   const error = errorLine();
+  const drafts = draftKey();
 
   const row = (memory: HouseholdMemory): HTMLElement =>
     h(
@@ -55,8 +56,10 @@ export function memoriesSection(): HTMLElement {
       'aria-label': `${t().add} — ${t().memories}`,
       onsubmit: async (event) => {
         event.preventDefault();
-        const reply = await api('POST', '/api/memories', { text: text.value });
+        const body = { text: text.value };
+        const reply = await api('POST', '/api/memories', body, { idempotencyKey: drafts.key(body) });
         if (!reply.ok) return error.show(reply.error);
+        drafts.done();
         form.reset();
         await load();
       },

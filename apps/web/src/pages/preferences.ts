@@ -1,4 +1,4 @@
-import { api } from '../api.js';
+import { api, draftKey } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import type { DietaryNote, DietaryProfile } from '../types.js';
@@ -9,6 +9,7 @@ export function preferencesPage(): HTMLElement {
   const allergies = h('ul', { class: 'items', 'data-testid': 'allergies' });
   const likes = h('ul', { class: 'items', 'data-testid': 'preferences' });
   const error = errorLine();
+  const drafts = draftKey();
 
   const row = (note: DietaryNote): HTMLElement =>
     h(
@@ -59,13 +60,15 @@ export function preferencesPage(): HTMLElement {
       'aria-label': `${t().add} — ${t().preferences}`,
       onsubmit: async (event) => {
         event.preventDefault();
-        const reply = await api('POST', '/api/preferences', {
+        const body = {
           kind: kind.value,
           label: label.value,
           person: person.value.trim() === '' ? null : person.value,
           note: note.value.trim() === '' ? null : note.value,
-        });
+        };
+        const reply = await api('POST', '/api/preferences', body, { idempotencyKey: drafts.key(body) });
         if (!reply.ok) return error.show(reply.error);
+        drafts.done();
         form.reset();
         await load();
       },

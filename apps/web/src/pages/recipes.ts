@@ -1,4 +1,4 @@
-import { api } from '../api.js';
+import { api, draftKey, etag } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import { parseIngredients } from '../parse-input.js';
@@ -8,6 +8,7 @@ import { errorLine, field } from './common.js';
 export function recipesPage(): HTMLElement {
   const list = h('div', { class: 'recipe-list', 'data-testid': 'recipe-list' });
   const error = errorLine();
+  const drafts = draftKey();
 
   const load = async () => {
     const reply = await api<{ recipes: Recipe[] }>('GET', '/api/recipes');
@@ -54,7 +55,9 @@ export function recipesPage(): HTMLElement {
           class: 'secondary',
           'aria-label': `${t().remove} ${recipe.name}`,
           onclick: async () => {
-            const reply = await api('DELETE', `/api/recipes/${encodeURIComponent(recipe.id)}`);
+            const reply = await api('DELETE', `/api/recipes/${encodeURIComponent(recipe.id)}`, undefined, {
+              ifMatch: etag(recipe),
+            });
             if (!reply.ok) return error.show(reply.error);
             await load();
           },
@@ -80,7 +83,7 @@ export function recipesPage(): HTMLElement {
       'aria-label': t().newRecipe,
       onsubmit: async (event) => {
         event.preventDefault();
-        const reply = await api('POST', '/api/recipes', {
+        const body = {
           name: name.value,
           servings: Number(servings.value),
           ingredients: parseIngredients(ingredients.value),
@@ -92,8 +95,10 @@ export function recipesPage(): HTMLElement {
             .split(/[,，、]/)
             .map((s) => s.trim())
             .filter((s) => s !== ''),
-        });
+        };
+        const reply = await api('POST', '/api/recipes', body, { idempotencyKey: drafts.key(body) });
         if (!reply.ok) return error.show(reply.error);
+        drafts.done();
         form.reset();
         await load();
       },

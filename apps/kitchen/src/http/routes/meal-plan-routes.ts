@@ -1,12 +1,15 @@
 import { Hono } from 'hono';
 import { invalid } from '../../domain/errors.js';
 import type { KitchenServices } from '../../services/kitchen-services.js';
+import { idempotent } from '../idempotency.js';
 import { readJson, readQuery } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
+import { versioned, writeOptions } from '../versioned.js';
 
-export function mealPlanRoutes({ mealPlans }: KitchenServices, guard: SessionGuard) {
+/** Entries carry `version` and an `ETag`; PATCH and DELETE honour `If-Match` (412 on another version). */
+export function mealPlanRoutes({ mealPlans, idempotency }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  app.use('*', guard);
+  app.use('*', guard, idempotent(idempotency));
 
   // `?from=&to=` for a range, `?week=<any day>` for Monday–Sunday, nothing for this week.
   app.get('/', async (c) => {
@@ -18,13 +21,19 @@ export function mealPlanRoutes({ mealPlans }: KitchenServices, guard: SessionGua
     const entries = await mealPlans.list(principal, rest);
     return c.json({ from: rest['from'], to: rest['to'], entries });
   });
-  app.post('/', async (c) => c.json(await mealPlans.create(c.var.session.principal, await readJson(c)), 201));
-  app.get('/:id', async (c) => c.json(await mealPlans.get(c.var.session.principal, c.req.param('id'))));
-  app.patch('/:id', async (c) =>
-    c.json(await mealPlans.update(c.var.session.principal, c.req.param('id'), await readJson(c))),
+  app.post('/', async (c) =>
+    versioned(c, await mealPlans.create(c.var.session.principal, await readJson(c)), 201),
   );
+  app.get('/:id', async (c) => versioned(c, await mealPlans.get(c.var.session.principal, c.req.param('id'))));
+  app.patch('/:id', async (c) => {
+    const options = writeOptions(c);
+    return versioned(
+      c,
+      await mealPlans.update(c.var.session.principal, c.req.param('id'), await readJson(c), options),
+    );
+  });
   app.delete('/:id', async (c) => {
-    await mealPlans.remove(c.var.session.principal, c.req.param('id'));
+    await mealPlans.remove(c.var.session.principal, c.req.param('id'), writeOptions(c));
     return c.body(null, 204);
   });
   return app;

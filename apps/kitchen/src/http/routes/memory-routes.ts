@@ -1,12 +1,13 @@
 import { Hono } from 'hono';
 import type { KitchenServices } from '../../services/kitchen-services.js';
+import { idempotent } from '../idempotency.js';
 import { readJson } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
 
 /** The household's memories: list (newest first), add `{text}`, delete by id. */
-export function memoryRoutes({ memories }: KitchenServices, guard: SessionGuard) {
+export function memoryRoutes({ memories, idempotency }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  app.use('*', guard);
+  app.use('*', guard, idempotent(idempotency));
   app.get('/', async (c) => c.json({ memories: await memories.list(c.var.session.principal) }));
   app.post('/', async (c) =>
     c.json(await memories.remember(c.var.session.principal, await readJson(c)), 201),

@@ -1,7 +1,9 @@
 import { Hono } from 'hono';
 import type { KitchenServices } from '../../services/kitchen-services.js';
+import { idempotent } from '../idempotency.js';
 import { readJson, readQuery } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
+import { versioned, writeOptions } from '../versioned.js';
 
 /** `ingredients=番茄,鸡蛋` (commas, full-width commas or 、 separate names). */
 function searchInput(query: Record<string, string>): Record<string, unknown> {
@@ -19,22 +21,29 @@ function searchInput(query: Record<string, string>): Record<string, unknown> {
   };
 }
 
-export function recipeRoutes({ recipes }: KitchenServices, guard: SessionGuard) {
+/** Recipes carry `version` and an `ETag`; PATCH and DELETE honour `If-Match` (412 on another version). */
+export function recipeRoutes({ recipes, idempotency }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  app.use('*', guard);
+  app.use('*', guard, idempotent(idempotency));
   app.get('/', async (c) => c.json({ recipes: await recipes.list(c.var.session.principal, readQuery(c)) }));
   app.get('/search', async (c) =>
     c.json({
       matches: await recipes.searchByIngredients(c.var.session.principal, searchInput(readQuery(c))),
     }),
   );
-  app.post('/', async (c) => c.json(await recipes.create(c.var.session.principal, await readJson(c)), 201));
-  app.get('/:id', async (c) => c.json(await recipes.get(c.var.session.principal, c.req.param('id'))));
-  app.patch('/:id', async (c) =>
-    c.json(await recipes.update(c.var.session.principal, c.req.param('id'), await readJson(c))),
+  app.post('/', async (c) =>
+    versioned(c, await recipes.create(c.var.session.principal, await readJson(c)), 201),
   );
+  app.get('/:id', async (c) => versioned(c, await recipes.get(c.var.session.principal, c.req.param('id'))));
+  app.patch('/:id', async (c) => {
+    const options = writeOptions(c);
+    return versioned(
+      c,
+      await recipes.update(c.var.session.principal, c.req.param('id'), await readJson(c), options),
+    );
+  });
   app.delete('/:id', async (c) => {
-    await recipes.remove(c.var.session.principal, c.req.param('id'));
+    await recipes.remove(c.var.session.principal, c.req.param('id'), writeOptions(c));
     return c.body(null, 204);
   });
   return app;
