@@ -169,7 +169,7 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
   });
 
   it('draining an API instance ends its streams with a reconnect event; the run goes on and is followed from B', async () => {
-    const c = cluster([{ text: final('made it'), delayMs: 600 }]);
+    const c = cluster([{ text: final('made it'), delayMs: 1_500 }]);
     const a = await instance(c, 'api');
     const b = await instance(c, 'api');
     await instance(c, 'worker');
@@ -177,7 +177,9 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
       body: { agent: 'shop', input: 'slowly' },
       headers: as('alice'),
     });
-    await client.waitFor((f) => f.event === 'step');
+    // Drained during the model call (a `step` event only comes when the call has ended, and the
+    // run's `done` right after it: waiting for it raced the end of the run).
+    await client.waitFor((f) => f.event === 'start');
     await a.server.drain();
     const reconnect = await client.waitFor((f) => f.event === 'reconnect');
     const info = JSON.parse(reconnect.data ?? '{}') as { code: string; lastEventId: number };
