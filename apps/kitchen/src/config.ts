@@ -4,6 +4,7 @@ import {
   parseAllowedHosts,
   parseAllowedOrigins,
   SHARED_ROLES,
+  type QuotaOptions,
   type SharedRole,
 } from '@reins/server';
 
@@ -64,6 +65,18 @@ export interface KitchenConfig {
    * them, `all` (default) both. Unset: the embedded default, everything in this process.
    */
   readonly shared: SharedConfig | undefined;
+  /**
+   * `REINS_DRAIN_GRACE_MS`: on SIGTERM, how long requests being answered and runs under way may
+   * take to finish (default 10 000); then embedded runs stop (resumed at the next start) and a
+   * worker hands its runs back.
+   */
+  readonly drainGraceMs: number;
+  /**
+   * The assistant's limits per user (each a positive whole number, or `off`):
+   * `REINS_DAILY_MODEL_CALLS` (default 200), `REINS_MAX_CONCURRENT_RUNS` (3),
+   * `REINS_USER_RUNS_PER_MINUTE` (20), `REINS_SAME_QUERY_PER_MINUTE` (5: one caller, one query).
+   */
+  readonly quota: QuotaOptions;
 }
 
 export interface SharedConfig {
@@ -109,6 +122,8 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     allowedHosts: allowedHosts(env['REINS_ALLOWED_HOSTS']),
     allowedOrigins: allowedOrigins(env['REINS_ALLOWED_ORIGINS']),
     shared: sharedConfig(env, role ?? (env['REINS_ROLE']?.trim() || undefined)),
+    drainGraceMs: wholeNumber('REINS_DRAIN_GRACE_MS', env['REINS_DRAIN_GRACE_MS'], 10_000),
+    quota: quotaConfig(env),
   };
 }
 
@@ -140,6 +155,27 @@ function sharedConfig(env: NodeJS.ProcessEnv, role: string | undefined): SharedC
     lockMs: wholeNumber('REINS_WORKER_LOCK_MS', env['REINS_WORKER_LOCK_MS'], 30_000),
     drainGraceMs: wholeNumber('REINS_DRAIN_GRACE_MS', env['REINS_DRAIN_GRACE_MS'], 10_000),
   };
+}
+
+function quotaConfig(env: NodeJS.ProcessEnv): QuotaOptions {
+  const limit = (name: string): number | undefined => {
+    const value = env[name]?.trim();
+    if (value === undefined || value === '') return undefined;
+    if (value.toLowerCase() === 'off') return Infinity;
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new ConfigError(
+        `${name} must be a positive whole number or off, not ${JSON.stringify(env[name])}`,
+      );
+    return n;
+  };
+  const entries = {
+    dailyModelCalls: limit('REINS_DAILY_MODEL_CALLS'),
+    maxConcurrentRuns: limit('REINS_MAX_CONCURRENT_RUNS'),
+    userRunsPerMinute: limit('REINS_USER_RUNS_PER_MINUTE'),
+    ratePerWindow: limit('REINS_SAME_QUERY_PER_MINUTE'),
+  };
+  return Object.fromEntries(Object.entries(entries).filter(([, v]) => v !== undefined));
 }
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {

@@ -34,6 +34,7 @@ import type { AppEnv, ServerState } from './server-state.js';
 import { stopPhraseMatcher } from './stop-phrase.js';
 import { SharedMode, type SharedRole } from './shared/shared-mode.js';
 import { setMaxListeners } from 'node:events';
+import { RequestGate } from './request-gate.js';
 
 /** The server: a hono app (mount it anywhere, or `serve` it) and what it holds. */
 export interface ReinsServer {
@@ -51,9 +52,19 @@ export interface ReinsServer {
    */
   recover(): Promise<RecoveryReport | undefined>;
   /**
-   * Graceful shutdown, before `close`: open streams end with a `reconnect` event (the client
-   * follows the run on another instance), JSON waits get 503; a worker stops taking jobs and
-   * hands back the runs still held after its grace period.
+   * The front door of a graceful shutdown: install `requests.middleware` first on an app that
+   * mounts this one (the Reins app has it already), so `drain` refuses new requests there too
+   * and waits for the ones being answered.
+   */
+  readonly requests: RequestGate;
+  /**
+   * Graceful shutdown, before `close`. New requests get 503 (`Connection: close`); requests
+   * being answered finish. Embedded (no shared mode): open streams, JSON waits and running
+   * runs get `limits.drainGraceMs` (default 10 s) to end; then every stream still open ends
+   * with a final `done {stopped, interrupted}` (`resumable` with a run store: the run goes on
+   * after the next start) and JSON waits get 503. Shared mode: open streams end at once with a
+   * `reconnect` event (the client follows the run on another instance), JSON waits get 503; a
+   * worker stops taking jobs and hands back the runs still held after its grace period.
    */
   drain(): Promise<void>;
   /**
@@ -155,6 +166,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     options.durable === undefined ? undefined : new DurableRuns(options.durable, logger, metrics);
   const draining = new AbortController();
   setMaxListeners(0, draining.signal); // one listener per open stream
+  const requests = new RequestGate();
   const conversations = new Conversations(
     options.conversations ?? { store: memoryConversationStore() },
     logger,
@@ -168,6 +180,10 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       return shareState.shared?.api;
     },
     draining: draining.signal,
+    drainEnding:
+      options.shared !== undefined
+        ? { kind: 'reconnect' }
+        : { kind: 'interrupted', resumable: durable !== undefined && options.durable?.resume !== false },
     streams: { open: 0 },
     conversations,
     metrics,
@@ -243,6 +259,8 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   });
   // Then the headers, on every response (refusals, errors, SSE); then the Host check, before routing.
   app.use('*', securityHeaders());
+  // A draining server refuses new requests (503) and counts the ones it is answering.
+  app.use('*', requests.middleware);
   const allowed = options.allowedHosts ?? [];
   app.use('*', hostCheck(allowed === 'any' ? 'any' : [...LOOPBACK_HOSTS, ...allowed]));
   // Cross-site request forgery: what changes something comes from this origin, as JSON (403 / 415).
@@ -271,6 +289,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     quota,
     durable,
     shared: sharedMode,
+    requests,
     recover: async () => {
       if (durable === undefined) return undefined;
       // Shared mode: nothing is resumed here — a run whose worker died is handed to another
@@ -291,10 +310,16 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       return report;
     },
     drain: async () => {
+      requests.close();
+      const graceMs = limits.drainGraceMs ?? 10_000;
+      // Embedded: the runs live here, so what is under way gets the grace period to finish.
+      if (sharedMode === undefined)
+        await until(() => requests.inFlight === 0 && state.streams.open === 0, graceMs);
       draining.abort();
-      // Streams write their `reconnect` frame (at most a couple of seconds for a stuck reader).
+      // Streams write their last frame (at most a couple of seconds for a stuck reader).
       const streamsEnded = until(() => state.streams.open === 0, 2_000);
-      await Promise.all([streamsEnded, sharedMode?.drain()]);
+      const answered = requests.whenIdle(graceMs);
+      await Promise.all([streamsEnded, answered, sharedMode?.drain()]);
     },
     close: async () => {
       clearInterval(sweeper);

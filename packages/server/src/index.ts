@@ -1,6 +1,8 @@
 // The public API of `@reins/server`. Every export is a promise.
 export { createReinsServer, type ReinsServer } from './create-server.js';
 export { serve, type ServeOptions, type RunningServer } from './serve.js';
+export { RequestGate } from './request-gate.js';
+export type { DrainEnding } from './sse-stream.js';
 export type {
   ReinsServerOptions,
   AgentDefinition,

@@ -89,6 +89,12 @@ export interface ServerLimits {
   readonly stopWaitMs?: number;
   /** Deadline of each `/health` check; default 1 000 ms. */
   readonly healthDeadlineMs?: number;
+  /**
+   * `drain()` without the shared mode: how long requests being answered, open streams and
+   * JSON waits may take to finish before the runs still going are stopped (their streams end
+   * with a final `done {stopped, interrupted}`); default 10 000.
+   */
+  readonly drainGraceMs?: number;
 }
 
 export interface ServerDeps {

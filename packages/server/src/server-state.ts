@@ -11,6 +11,7 @@ import type { DurableRuns } from './durable-runs.js';
 import type { Conversations } from './conversations.js';
 import type { SharedApi } from './shared/shared-api.js';
 import type { WatchEnv } from './run-watcher.js';
+import type { DrainEnding } from './sse-stream.js';
 import type { AgentDefinition, AgentFactory, ServerDeps } from './server-options.js';
 
 /** Hono's typing of what the auth middleware puts on the context. */
@@ -26,8 +27,10 @@ export interface ServerState {
   readonly durable: DurableRuns | undefined;
   /** Shared mode, API side: runs are queued for workers and followed from the store and the bus. */
   readonly shared: SharedApi | undefined;
-  /** Aborted when the instance drains: open streams end with a `reconnect` event. */
+  /** Aborted when the instance drains (after its grace, embedded): open streams end with `drainEnding`'s frame. */
   readonly draining: AbortSignal;
+  /** What a draining instance tells a stream's client: follow the run elsewhere, or it stopped here. */
+  readonly drainEnding: DrainEnding;
   /** SSE streams open now (a drain waits for them to have said `reconnect`). */
   readonly streams: { open: number };
   /** Conversations (turns with their task state) and the history a new turn is shown. */

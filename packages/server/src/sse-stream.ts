@@ -12,12 +12,24 @@ export interface SseOptions {
    */
   readonly maxLagEvents: number;
   /**
-   * Aborted when the instance drains (SIGTERM): the stream ends with a `reconnect` event
-   * (`{code: "SERVER_DRAINING", lastEventId}`) and a `retry:` hint; the run is not cancelled —
-   * the client follows it from another instance with `Last-Event-ID`.
+   * Aborted when the instance drains (SIGTERM), after its grace period: the stream ends with
+   * `drainEnding`'s last frame.
    */
   readonly draining?: AbortSignal;
+  /**
+   * What a draining instance tells the client. `reconnect` (the shared mode: the run goes on
+   * elsewhere): an event `reconnect` (`{code: "SERVER_DRAINING", lastEventId}`) and a `retry:`
+   * hint; the client follows the run from another instance with `Last-Event-ID`. `interrupted`
+   * (the run lives in this process): a final `done {stopped, interrupted}` with no `id:` (the
+   * resume point stays the last event sent) saying whether the run is `resumable` — stored and
+   * resumed at the next start — or gone. Default `reconnect`.
+   */
+  readonly drainEnding?: DrainEnding;
+  readonly now?: () => number;
 }
+
+export type DrainEnding =
+  { readonly kind: 'reconnect' } | { readonly kind: 'interrupted'; readonly resumable: boolean };
 
 /**
  * Streams a run's events from `fromSeq` to its next stop as SSE: the stream ends after a
@@ -92,7 +104,11 @@ export function streamRun(
         await writeEvent(stream, event);
         lastSent = event.seq;
       }
-      if (drained && !gone) await writeReconnect(stream, entry.runId, lastSent);
+      if (drained && !gone) {
+        const ending = options.drainEnding ?? { kind: 'reconnect' };
+        if (ending.kind === 'reconnect') await writeReconnect(stream, entry.runId, lastSent);
+        else await writeInterrupted(stream, entry, lastSent, ending.resumable, (options.now ?? Date.now)());
+      }
     } finally {
       clearInterval(keepAlive);
       c.req.raw.signal.removeEventListener('abort', onGone);
@@ -113,6 +129,48 @@ function writeReconnect(stream: SSEStreamingApi, runId: string, lastEventId: num
       code: 'SERVER_DRAINING',
       message: 'this server is shutting down: the run goes on; follow it again with Last-Event-ID',
       lastEventId,
+    }),
+  });
+}
+
+/**
+ * The last frame of a stream whose run stops with this process: a `done` shaped like the
+ * run's own (steps and usage so far), `stopReason: "interrupted"`, and whether it resumes.
+ */
+function writeInterrupted(
+  stream: SSEStreamingApi,
+  entry: RunEntry,
+  lastSent: number,
+  resumable: boolean,
+  at: number,
+): Promise<void> {
+  const sent = entry.events.slice(0, lastSent + 1);
+  let steps = 0;
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  for (const event of sent) {
+    if (event.type !== 'step' || event.phase !== 'reason') continue;
+    steps = Math.max(steps, event.index);
+    usage.inputTokens += event.usage.inputTokens;
+    usage.outputTokens += event.usage.outputTokens;
+  }
+  const first = sent[0];
+  return stream.writeSSE({
+    event: 'done',
+    data: JSON.stringify({
+      type: 'done',
+      runId: entry.runId,
+      seq: lastSent + 1,
+      at,
+      status: 'stopped',
+      stopReason: 'interrupted',
+      steps,
+      usage,
+      durationMs: first === undefined ? 0 : at - first.at,
+      resumable,
+      lastEventId: lastSent,
+      message: resumable
+        ? `this server is shutting down: the run stops here and resumes when the server is back; follow it with GET /v1/runs/${entry.runId}/events and Last-Event-ID ${lastSent}`
+        : 'this server is shutting down: the run was stopped and cannot be resumed; ask again',
     }),
   });
 }

@@ -45,12 +45,27 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     const config = readConfig(io.env, role);
     if (command === 'serve' || command === 'start') {
       const running = command === 'start' ? await startApp(config, io) : await startKitchen(config, io);
-      // SIGTERM / SIGINT: drain (streams told to reconnect, a worker's runs finished or handed back), then exit.
+      // SIGTERM / SIGINT: drain (requests answered, runs given the grace, streams ended with a
+      // last frame, a worker's runs handed back), then exit. A second signal, or a shutdown
+      // stuck past the grace + 10 s, exits at once (a stuck dependency must not hold it).
+      let stopping = false;
       const stop = () => {
-        void running.close().then(() => process.exit(0));
+        if (stopping) process.exit(1);
+        stopping = true;
+        setTimeout(() => {
+          io.err('shutdown did not finish in time: exiting');
+          process.exit(1);
+        }, config.drainGraceMs + 10_000).unref();
+        running.close().then(
+          () => process.exit(0),
+          (error: unknown) => {
+            io.err(`shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
+            process.exit(1);
+          },
+        );
       };
-      process.once('SIGINT', stop);
-      process.once('SIGTERM', stop);
+      process.on('SIGINT', stop);
+      process.on('SIGTERM', stop);
       return undefined;
     }
     if (command === 'ask') return await askCommand(config, args, io);

@@ -1,4 +1,6 @@
 import { serve } from '@hono/node-server';
+import { RequestGate } from '@reins/server';
+import { Hono } from 'hono';
 import type { AddressInfo } from 'node:net';
 import { describeConfig, type KitchenConfig } from '../config.js';
 import { createKitchenApp } from '../http/app.js';
@@ -14,11 +16,16 @@ export interface RunningKitchen {
 /** Starts the REST API on 127.0.0.1; demo logins are printed on the embedded default only. */
 export async function startKitchen(config: KitchenConfig, io: CliIo): Promise<RunningKitchen> {
   const { db, services, seeded } = await openKitchen(config);
-  const app = createKitchenApp({
+  const api = createKitchenApp({
     services,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
   });
+  // On SIGTERM: new requests get 503; writes being answered finish before the database closes.
+  const requests = new RequestGate();
+  const app = new Hono();
+  app.use('*', requests.middleware);
+  app.all('*', (c) => api.fetch(c.req.raw, c.env));
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));
     s.once('error', reject);
@@ -40,10 +47,11 @@ export async function startKitchen(config: KitchenConfig, io: CliIo): Promise<Ru
   return {
     url,
     close: async () => {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if ('closeAllConnections' in server) server.closeAllConnections();
-      });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      requests.close();
+      await requests.whenIdle(config.drainGraceMs);
+      if ('closeAllConnections' in server) server.closeAllConnections();
+      await closed;
       await db.close();
     },
   };

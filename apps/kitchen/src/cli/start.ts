@@ -67,6 +67,8 @@ export async function startApp(
         : { shared: { ...config.shared, redisUrl: config.redisUrl } }),
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
+      drainGraceMs: config.drainGraceMs,
+      quota: config.quota,
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,
@@ -104,8 +106,10 @@ export async function startApp(
     return {
       url,
       close: async () => {
-        // Graceful: no new connections; open streams end with `reconnect`; a worker finishes
-        // its runs or hands them back (REINS_DRAIN_GRACE_MS); then everything closes.
+        // Graceful: no new connections (new requests on open ones get 503); requests being
+        // answered finish; runs under way get REINS_DRAIN_GRACE_MS, then embedded ones stop
+        // (their streams end with `done {interrupted, resumable}`; resumed at the next start),
+        // a worker hands its runs back, an API instance's streams get `reconnect`.
         server.server.close();
         await kitchen.reins.drain();
         await kitchen.close();

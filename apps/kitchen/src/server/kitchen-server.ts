@@ -55,6 +55,11 @@ export interface KitchenServerOptions {
    */
   readonly shared?: SharedModeOptions;
   /**
+   * On SIGTERM (`reins.drain()`), how long requests being answered and runs under way may take
+   * to finish before the runs still going are stopped (`REINS_DRAIN_GRACE_MS`; default 10 000).
+   */
+  readonly drainGraceMs?: number;
+  /**
    * Adds routes after the API, e.g. the web UI's static files at `/` (the web app owns that
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
    */
@@ -107,6 +112,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.shared === undefined ? {} : { shared: options.shared }),
+    ...(options.drainGraceMs === undefined ? {} : { limits: { drainGraceMs: options.drainGraceMs } }),
   });
   const logger = options.logger;
   const api = createKitchenApp({
@@ -127,6 +133,8 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
   });
   // Every response of the origin (the page, its files, `extend`'s routes too) gets the headers.
   useSecurityGuards(app, options.allowedHosts);
+  // On SIGTERM: new requests get 503, the ones being answered (REST writes too) finish.
+  app.use('*', reins.requests.middleware);
   const toReins = (c: { req: { raw: Request }; env: unknown }) => reins.app.fetch(c.req.raw, c.env);
   app.get('/health', toReins);
   app.get('/metrics', toReins);

@@ -3,7 +3,7 @@ import type { RunRecord } from 'reins';
 import type { RunEntry } from '../run-registry.js';
 import { ApiError } from '../http-error.js';
 import type { ServerState } from '../server-state.js';
-import { streamRun } from '../sse-stream.js';
+import { streamRun, type DrainEnding } from '../sse-stream.js';
 
 /** What a JSON client gets when the run stops: the record and the events of this stretch. */
 export interface StopDocument {
@@ -22,6 +22,8 @@ export function stream(c: Context, s: ServerState, entry: RunEntry, fromSeq: num
     keepAliveMs: s.limits.keepAliveMs,
     maxLagEvents: s.limits.maxStreamLagEvents,
     draining: s.draining,
+    drainEnding: s.drainEnding,
+    now: s.deps.now,
   };
   return streamRun(c, entry, fromSeq, s.registry, options, (delta) => {
     s.streams.open += delta;
@@ -49,11 +51,9 @@ export async function json(c: Context, s: ServerState, entry: RunEntry, fromSeq:
   const drained = new Promise<never>((_, reject) => {
     refuse = (): void =>
       reject(
-        new ApiError(
-          503,
-          'SERVICE_UNAVAILABLE',
-          `this server is shutting down: the run goes on; read it with GET /v1/runs/${entry.runId}`,
-        ),
+        new ApiError(503, 'SERVICE_UNAVAILABLE', drainMessage(s.drainEnding, entry.runId), {
+          'Retry-After': '1',
+        }),
       );
     if (s.draining.aborted) refuse();
     else s.draining.addEventListener('abort', refuse, { once: true });
@@ -68,6 +68,14 @@ export async function json(c: Context, s: ServerState, entry: RunEntry, fromSeq:
     s.draining.removeEventListener('abort', refuse);
     detach(false);
   }
+}
+
+function drainMessage(ending: DrainEnding, runId: string): string {
+  if (ending.kind === 'reconnect')
+    return `this server is shutting down: the run goes on; read it with GET /v1/runs/${runId}`;
+  return ending.resumable
+    ? `this server is shutting down: the run stops here and resumes when the server is back; read it with GET /v1/runs/${runId}`
+    : 'this server is shutting down: the run was stopped and cannot be resumed; ask again';
 }
 
 /** The run's end, or `waitMs`, whichever comes first. */

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, readConfig } from '../src/config.js';
+
+describe('limit settings', () => {
+  it('default to the server defaults (nothing set) and the drain grace to 10 s', () => {
+    const config = readConfig({});
+    expect(config.quota).toEqual({});
+    expect(config.drainGraceMs).toBe(10_000);
+  });
+
+  it('take positive whole numbers, or off', () => {
+    const config = readConfig({
+      REINS_DAILY_MODEL_CALLS: '50',
+      REINS_MAX_CONCURRENT_RUNS: 'off',
+      REINS_USER_RUNS_PER_MINUTE: ' 7 ',
+      REINS_SAME_QUERY_PER_MINUTE: 'OFF',
+      REINS_DRAIN_GRACE_MS: '2500',
+    });
+    expect(config.quota).toEqual({
+      dailyModelCalls: 50,
+      maxConcurrentRuns: Infinity,
+      userRunsPerMinute: 7,
+      ratePerWindow: Infinity,
+    });
+    expect(config.drainGraceMs).toBe(2_500);
+  });
+
+  it.each(['0', '-1', '2.5', 'lots', 'Infinity'])('refuse %j, naming the setting', (bad) => {
+    expect(() => readConfig({ REINS_MAX_CONCURRENT_RUNS: bad })).toThrow(ConfigError);
+    expect(() => readConfig({ REINS_MAX_CONCURRENT_RUNS: bad })).toThrow(
+      /REINS_MAX_CONCURRENT_RUNS must be a positive whole number or off/,
+    );
+  });
+});
