@@ -80,6 +80,7 @@ export class McpBridge {
       toolTimeoutMs: options.toolTimeoutMs,
       maxDescriptionLength: options.maxDescriptionLength,
       maxBase64Bytes: options.maxBase64Bytes,
+      probe: async () => (await this.probe()).status === 'up',
     };
     this.#catalog = new ToolCatalog(
       importOptions,

@@ -22,6 +22,11 @@ export interface ImportOptions {
   readonly toolTimeoutMs: number;
   readonly maxDescriptionLength: number;
   readonly maxBase64Bytes: number;
+  /**
+   * Is the server up (its `tools/list` answers)? Every imported tool's breaker runs it as its
+   * half-open probe once its open period ends, so a breaker closes when the server is back.
+   */
+  readonly probe?: () => Promise<boolean>;
 }
 
 export type Imported =
@@ -77,6 +82,7 @@ export function importTool(
       output,
       readOnly: entry.readOnly,
       timeoutMs: options.toolTimeoutMs,
+      ...(options.probe === undefined ? {} : { policy: { breaker: { probe: options.probe } } }),
       run: (value, ctx) => call(entry, value, ctx) as Promise<z.input<typeof output>>,
     });
     return { ok: true, tool };

@@ -45,3 +45,31 @@ describe('mcpHealthCheck: the MCP health table', () => {
     expect(report.detail).toMatch(/^server (down|connecting)/);
   });
 });
+
+describe('breakers of imported tools probe their server (issue 16.15)', () => {
+  it('an open breaker closes by itself once its open period ends and the server answers tools/list', async () => {
+    const bridge = await open.connect({ name: 'faulty' });
+    const policies = createToolPolicies({
+      overrides: { fail: { retries: 0, breaker: { failures: 1, openMs: 100 } } },
+    });
+    const check = mcpHealthCheck(bridge, policies);
+    const failing = tool(bridge, 'fail');
+    const env: ActEnv = {
+      registry: new Map([[failing.name, failing]]),
+      principal: { id: 'u1' },
+      runId: 'r1',
+      signal: new AbortController().signal,
+      defaultTimeoutMs: 5_000,
+      deps: defaultDeps,
+      policies,
+    };
+    await executeAction({ actId: 'a1', tool: 'fail', input: { kind: 'unavailable' } }, env);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await check()).tools).toMatchObject({ fail: 'open' });
+    // No call of the tool: the breaker's own probe (tools/list) closes it.
+    const deadline = Date.now() + 3_000;
+    while (policies.guardFor(failing).breakerState !== 'closed' && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await check()).toMatchObject({ status: 'up', tools: { fail: 'closed' } });
+  });
+});

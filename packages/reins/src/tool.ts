@@ -52,11 +52,21 @@ export interface ToolPolicy {
   /**
    * Circuit breaker: after `failures` consecutive failed attempts (default 3) the tool is not
    * called for `openMs` (default 300 000); then one probe call decides closed or open again.
-   * `false` turns it off.
+   * `probe`: a cheap, side-effect-free check of what is behind the tool (an MCP server's
+   * `tools/list`, a ping), run by itself as the half-open probe as soon as `openMs` has passed —
+   * so a breaker closes when its dependency is back without waiting for a user's call (true:
+   * closed; false or a throw: open another `openMs`). Without it, the next call is the probe.
+   * `false` turns the breaker off.
    */
-  readonly breaker?: false | { readonly failures?: number; readonly openMs?: number };
+  readonly breaker?: false | BreakerPolicy;
   /** Calls of this tool running at the same time, across runs; more are refused (`RATE_LIMITED`). Default: no cap. */
   readonly concurrency?: number;
+}
+
+export interface BreakerPolicy {
+  readonly failures?: number;
+  readonly openMs?: number;
+  readonly probe?: () => boolean | Promise<boolean>;
 }
 
 /** Where a failing tool's calls go instead, and what the answer loses by it (said to the user). */

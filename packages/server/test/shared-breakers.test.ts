@@ -1,7 +1,18 @@
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, memoryBreakerStore, ToolError, type BreakerStore, type Model } from 'reins';
+import {
+  createToolPolicies,
+  defaultDeps,
+  defineTool,
+  executeAction,
+  memoryBreakerStore,
+  ToolError,
+  type ActEnv,
+  type BreakerStore,
+  type Model,
+  type ToolPolicies,
+} from 'reins';
 import { createRedisClient, NON_QUEUEING_REDIS_OPTIONS, redisBreakerStore } from '@reins/server';
 import { act, as, final, postJson, sleep, start, type Started } from './helpers.js';
 
@@ -106,5 +117,54 @@ describe('shared breakers over Redis', () => {
     expect(second.status).toBe(200);
     expect(flaky.calls()).toBe(3); // refused on B without a call
     expect(JSON.stringify(second.body)).toContain('circuit breaker is open');
+  });
+});
+
+describe('the half-open probe over Redis (issue 16.15)', () => {
+  it('after a storm, two instances see the breaker close once the dependency is back, with no call', async () => {
+    const store = redisBreakerStore(admin, { prefix: `${prefix}${Math.random()}:` });
+    let up = false;
+    let probes = 0;
+    const probe = () => {
+      probes++;
+      return up;
+    };
+    const dependency = defineTool({
+      name: 'dep',
+      description: 'A dependency with a probe.',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      readOnly: true,
+      policy: { retries: 0, breaker: { failures: 2, openMs: 150, probe } },
+      run: () => {
+        if (!up) throw new ToolError('SERVICE_UNAVAILABLE', 'down');
+        return { ok: true };
+      },
+    });
+    const instances = [createToolPolicies({ breakers: store }), createToolPolicies({ breakers: store })];
+    const env = (policies: ToolPolicies): ActEnv => ({
+      registry: new Map([[dependency.name, dependency]]),
+      principal: { id: 'u' },
+      runId: 'r',
+      signal: new AbortController().signal,
+      defaultTimeoutMs: 1_000,
+      deps: defaultDeps,
+      policies,
+    });
+    // The storm: A fails twice (open); B is refused without a call.
+    for (let i = 0; i < 2; i++)
+      await executeAction({ actId: `a${i}`, tool: 'dep', input: {} }, env(instances[0] as ToolPolicies));
+    const refused = await executeAction(
+      { actId: 'b0', tool: 'dep', input: {} },
+      env(instances[1] as ToolPolicies),
+    );
+    expect(refused.status).toBe('rejected');
+    expect(instances.map((p) => p.guardFor(dependency).breakerState)).toEqual(['open', 'open']);
+    up = true;
+    const deadline = Date.now() + 5_000;
+    while (instances.some((p) => p.guardFor(dependency).breakerState !== 'closed') && Date.now() < deadline)
+      await sleep(20);
+    expect(instances.map((p) => p.guardFor(dependency).breakerState)).toEqual(['closed', 'closed']);
+    expect(probes).toBe(1); // one probe for both instances: the store gives the turn to one
   });
 });

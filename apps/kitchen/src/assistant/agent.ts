@@ -30,6 +30,11 @@ export interface KitchenAgentOptions {
   readonly limits?: Partial<RunLimits>;
   /** The nutrition tool's timeout (a dish looks up all its ingredients). Default 8 000 ms. */
   readonly nutritionTimeoutMs?: number;
+  /**
+   * Is the nutrition server reachable (cheap, no side effect)? The nutrition tool's breaker runs
+   * it as its half-open probe once its open period ends, so it closes when the server is back.
+   */
+  readonly nutritionProbe?: () => Promise<boolean>;
 }
 
 /** The assistant as `@reins/server` takes it (`AgentDefinition`): model, tools, limits, role. */
@@ -64,6 +69,7 @@ export function kitchenAgent(
       nutritionTool(options.nutrition, {
         dishes: reads.recipeNamed,
         ...(options.nutritionTimeoutMs === undefined ? {} : { timeoutMs: options.nutritionTimeoutMs }),
+        ...(options.nutritionProbe === undefined ? {} : { probe: options.nutritionProbe }),
       }),
     ],
     // Every tool round stays in full view (the answer cites the first round's fridge items).

@@ -102,6 +102,8 @@ export interface NutritionToolOptions {
   readonly dishes?: DishSource;
   /** The whole lookup (a dish: all its ingredients). Default 8 000 ms. */
   readonly timeoutMs?: number;
+  /** The breaker's half-open probe (is the nutrition server up?); absent: the next call probes. */
+  readonly probe?: () => Promise<boolean>;
 }
 
 const orNull = (value: number | null | undefined): number | null =>
@@ -124,6 +126,7 @@ export function nutritionTool(lookup: NutritionLookup, options: NutritionToolOpt
     output: nutritionOutput,
     readOnly: true,
     timeoutMs: options.timeoutMs ?? 8_000,
+    ...(options.probe === undefined ? {} : { policy: { breaker: { probe: options.probe } } }),
     run: async ({ food }, ctx) => {
       let entry: NutritionEntry | null;
       let dish: DishNutrition | null = null;

@@ -60,6 +60,7 @@ export async function startApp(
       modelReason: reason,
       nutrition: nutrition.lookup,
       nutritionHealth: nutrition.health,
+      nutritionProbe: () => nutrition.probe(),
       ...(config.redisUrl === undefined ? {} : { redis: config.redisUrl }),
       ...(config.redisPrefix === undefined ? {} : { redisPrefix: config.redisPrefix }),
       ...(config.shared === undefined || config.redisUrl === undefined

@@ -34,6 +34,8 @@ export interface KitchenServerOptions {
   readonly logger?: Logger;
   /** The nutrition tool's timeout (default 8 000 ms). */
   readonly nutritionTimeoutMs?: number;
+  /** Is the nutrition server up? The nutrition breaker's half-open probe (`NutritionConnection.probe`). */
+  readonly nutritionProbe?: () => Promise<boolean>;
   /** Durable runs (the app's database): runs survive restarts; absent, they live in this process. */
   readonly durable?: DurableRunsOptions;
   /** Where conversations are kept (default: in memory). */
@@ -97,6 +99,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     model: options.model,
     nutrition: options.nutrition,
     ...(options.nutritionTimeoutMs === undefined ? {} : { nutritionTimeoutMs: options.nutritionTimeoutMs }),
+    ...(options.nutritionProbe === undefined ? {} : { nutritionProbe: options.nutritionProbe }),
   });
   const reins = createReinsServer({
     // The same tools, model and cards as a Plan-and-Execute agent too (the playground's "plan").

@@ -13,6 +13,8 @@ export interface NutritionConnection {
   readonly bridge: McpBridge;
   readonly lookup: NutritionLookup;
   readonly health: HealthCheck;
+  /** Is the server up now (a `tools/list`)? The nutrition breaker's half-open probe. */
+  probe(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -58,6 +60,7 @@ export async function connectNutrition(
     bridge,
     lookup: mcpNutritionLookup(bridge),
     health: async () => ({ ...(await probe()) }),
+    probe: async () => (await bridge.probe()).status === 'up',
     close: () => bridge.close(),
   };
 }

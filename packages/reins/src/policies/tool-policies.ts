@@ -14,9 +14,15 @@ import type { BreakerStore } from './breaker-store.js';
 import type { AnyTool, ToolPolicy } from '../tool.js';
 
 /** A tool policy with every default filled in. */
+export interface ResolvedBreaker {
+  readonly failures: number;
+  readonly openMs: number;
+  readonly probe?: () => boolean | Promise<boolean>;
+}
+
 export interface ResolvedPolicy {
   readonly retries: number;
-  readonly breaker: false | { readonly failures: number; readonly openMs: number };
+  readonly breaker: false | ResolvedBreaker;
   readonly concurrency: number | undefined;
 }
 
@@ -79,6 +85,8 @@ export class ToolGuard {
     this.policy = policy;
     if (policy.breaker !== false && shared !== undefined) {
       this.#shared = new SharedBreaker(tool, policy.breaker, shared, onBreaker);
+      const sharedBreaker = this.#shared;
+      if (policy.breaker.probe !== undefined) sharedBreaker.probeWhenOpen(policy.breaker.probe);
     } else if (policy.breaker !== false) {
       this.#counter = new ConsecutiveBreaker(policy.breaker.failures);
       // The breaker judges returned attempts (failures are data here, not exceptions).
@@ -89,6 +97,10 @@ export class ToolGuard {
       if (onBreaker !== undefined) {
         this.#breaker.onStateChange((state) => onBreaker(tool, breakerState(state)));
       }
+      const { probe, openMs } = policy.breaker;
+      const breaker = this.#breaker;
+      if (probe !== undefined)
+        breaker.onBreak(() => probeLater(openMs, () => probeThrough(breaker, probe, openMs)));
     }
     if (policy.concurrency !== undefined) this.#bulkhead = bulkhead(policy.concurrency, 0);
   }
@@ -170,10 +182,12 @@ export class ToolGuard {
 /** A breaker whose state lives in a `BreakerStore` (shared by instances); same verdicts as cockatiel's. */
 class SharedBreaker {
   state: BreakerState = 'closed';
+  #probe: (() => boolean | Promise<boolean>) | undefined;
+  #probing = false;
 
   constructor(
     readonly tool: string,
-    readonly settings: { readonly failures: number; readonly openMs: number },
+    readonly settings: ResolvedBreaker,
     readonly store: BreakerStore,
     readonly onBreaker: ((tool: string, state: BreakerState) => void) | undefined,
   ) {}
@@ -205,10 +219,70 @@ class SharedBreaker {
     return result;
   }
 
+  /** Seen open: once `openMs` has passed, `probe` asks the store for the probe's turn. */
+  probeWhenOpen(probe: () => boolean | Promise<boolean>): void {
+    this.#probe = probe;
+  }
+
   #see(state: BreakerState): void {
     if (state === this.state) return;
     this.state = state;
     this.onBreaker?.(this.tool, state);
+    if (state === 'open') this.#scheduleProbe(this.settings.openMs);
+  }
+
+  #scheduleProbe(ms: number): void {
+    const probe = this.#probe;
+    if (probe === undefined || this.#probing) return;
+    this.#probing = true;
+    probeLater(ms, async () => {
+      const { verdict, state } = await this.store.admit(this.tool, this.settings);
+      this.#probing = false;
+      if (verdict === 'pass') return this.#see(state); // closed meanwhile (another instance's probe)
+      if (verdict === 'refuse') {
+        // Still open, or another instance holds the probe's turn: look again a little later.
+        this.state = state;
+        return this.#scheduleProbe(Math.min(this.settings.openMs, 5_000));
+      }
+      const failed = !(await runProbe(probe));
+      this.state = 'half_open';
+      this.#see(await this.store.record(this.tool, this.settings, failed, true));
+    });
+  }
+}
+
+/** Runs `action` after `ms` off the event loop's books (a pending probe never keeps a process alive). */
+function probeLater(ms: number, action: () => void | Promise<void>): void {
+  const timer = setTimeout(() => void Promise.resolve(action()).catch(() => undefined), ms);
+  timer.unref?.();
+}
+
+async function runProbe(probe: () => boolean | Promise<boolean>): Promise<boolean> {
+  try {
+    return (await probe()) === true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The half-open probe of a cockatiel breaker, made by the guard itself: the breaker lets it
+ * through as its one half-open call; a success closes it, a failure opens it again (and
+ * `onBreak` schedules the next). A user's call that took the turn first makes this a no-op.
+ */
+async function probeThrough(
+  breaker: CircuitBreakerPolicy,
+  probe: () => boolean | Promise<boolean>,
+  openMs: number,
+): Promise<void> {
+  try {
+    await breaker.execute(async () =>
+      (await runProbe(probe)) ? { ok: true } : { ok: false, code: 'SERVICE_UNAVAILABLE' as const },
+    );
+  } catch (thrown) {
+    // Open still (the clock of cockatiel is a little behind ours): try again shortly.
+    if (thrown instanceof BrokenCircuitError && breaker.state === CircuitState.Open)
+      probeLater(Math.min(openMs, 1_000), () => probeThrough(breaker, probe, openMs));
   }
 }
 
@@ -276,6 +350,10 @@ export class ToolPolicies {
           : {
               failures: breaker?.failures ?? (DEFAULT_TOOL_POLICY.breaker as { failures: number }).failures,
               openMs: breaker?.openMs ?? (DEFAULT_TOOL_POLICY.breaker as { openMs: number }).openMs,
+              // An override that sets the numbers keeps the tool's own probe.
+              ...(probeOf(override.breaker, own.breaker) === undefined
+                ? {}
+                : { probe: probeOf(override.breaker, own.breaker) }),
             },
       concurrency: override.concurrency ?? own.concurrency,
     };
@@ -289,6 +367,14 @@ export class ToolPolicies {
   report(report: ToolCallReport): void {
     this.#options.onCall?.(report);
   }
+}
+
+function probeOf(
+  ...breakers: (ToolPolicy['breaker'] | undefined)[]
+): (() => boolean | Promise<boolean>) | undefined {
+  for (const breaker of breakers)
+    if (breaker !== undefined && breaker !== false && breaker.probe !== undefined) return breaker.probe;
+  return undefined;
 }
 
 /** Runs without their own `ToolPolicies` share these (breakers are per tool object). */
@@ -313,5 +399,7 @@ export function checkPolicy(tool: string, policy: ToolPolicy | undefined): void 
   if (policy.breaker !== undefined && policy.breaker !== false) {
     int(policy.breaker.failures, 1, 1_000, 'policy.breaker.failures');
     int(policy.breaker.openMs, 1, 2_147_483_647, 'policy.breaker.openMs');
+    if (policy.breaker.probe !== undefined && typeof policy.breaker.probe !== 'function')
+      throw new TypeError(`tool ${tool}: policy.breaker.probe must be a function`);
   }
 }
