@@ -18,6 +18,7 @@ export type { RecipeService } from './services/recipe-service.js';
 export type { MealPlanService } from './services/meal-plan-service.js';
 export type { PreferenceService } from './services/preference-service.js';
 export type { HouseholdService } from './services/household-service.js';
+export type { InvitationService } from './services/invitation-service.js';
 export type { AdminService, HouseholdOverview } from './services/admin-service.js';
 export { KitchenError, type KitchenErrorCode, type KitchenErrorBody } from './domain/errors.js';
 export type * from './domain/types.js';

@@ -242,27 +242,27 @@ describeEachBackend('REST API', (harness) => {
     const owner = await h.login('laowang');
     const member = await h.login('wangshen');
     await h.services.admin.addUser({ username: 'xiaowang', displayName: '小王', password: 'xiaowang-pass' });
-    const byMember = await h.request('POST', '/api/household/members', {
+    const byMember = await h.request('POST', '/api/household/invitations', {
       token: member,
       body: { username: 'xiaowang' },
     });
     expect(byMember.status).toBe(403);
     expect(json(byMember)['error']).toMatchObject({ code: 'PERMISSION_DENIED' });
-    const added = await h.request('POST', '/api/household/members', {
+    // Members join by invitation (issue 16.10; see invitations.test.ts): invited, then accepted.
+    const invited = await h.request('POST', '/api/household/invitations', {
       token: owner,
       body: { username: 'xiaowang' },
     });
-    expect(added.status).toBe(201);
-    const again = await h.request('POST', '/api/household/members', {
+    expect(invited.status).toBe(202);
+    const invitationId = (json(invited)['invitation'] as Json)['id'] as string;
+    const xwToken = (await h.services.auth.login({ username: 'xiaowang', password: 'xiaowang-pass' })).token;
+    const accepted = await h.request('POST', `/api/invitations/${invitationId}/accept`, { token: xwToken });
+    expect(accepted.status).toBe(200);
+    const again = await h.request('POST', '/api/household/invitations', {
       token: owner,
       body: { username: 'xiaowang' },
     });
-    expect(again.status).toBe(409);
-    const unknown = await h.request('POST', '/api/household/members', {
-      token: owner,
-      body: { username: 'nobody' },
-    });
-    expect(json(unknown)['error']).toMatchObject({ code: 'NOT_FOUND', field: 'username' });
+    expect(again.status).toBe(409); // already a member
     const members = json(await h.request('GET', '/api/household/members', { token: member }))[
       'members'
     ] as Json[];
@@ -286,7 +286,6 @@ describeEachBackend('REST API', (harness) => {
       },
     );
     expect(kickByMember.status).toBe(403);
-    const xwToken = (await h.services.auth.login({ username: 'xiaowang', password: 'xiaowang-pass' })).token;
     const leave = await h.request('DELETE', `/api/household/members/${xiaowang?.['userId'] as string}`, {
       token: xwToken,
     });

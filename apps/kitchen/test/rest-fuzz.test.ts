@@ -44,9 +44,16 @@ const KITCHEN: Record<string, RouteCase> = {
   'POST /api/households': { body: { name: s('新家') } },
   'POST /api/households/active': { body: { householdId: s('nope') } },
   'GET /api/household/members': {},
-  'POST /api/household/members': { body: { username: s('laowang'), role: s(...ROLES) } },
   'PATCH /api/household/members/:userId': { body: { role: s(...ROLES) } },
   'DELETE /api/household/members/:userId': {},
+  'GET /api/household/invitations': {},
+  'POST /api/household/invitations': {
+    body: { username: s('laowang', 'nobody', ' MaMa ', 'a b'), role: s(...ROLES) },
+  },
+  'DELETE /api/household/invitations/:id': {},
+  'GET /api/invitations': {},
+  'POST /api/invitations/:id/accept': {},
+  'POST /api/invitations/:id/decline': {},
   'GET /api/fridge': { query: { expiringWithinDays: s('3', '400'), location: s(...LOCATIONS) } },
   'POST /api/fridge': {
     headers: idempotencyKey,
@@ -152,6 +159,7 @@ async function realIds(h: Harness): Promise<Record<string, string[]>> {
     id: [
       ...(await ids('SELECT id FROM fridge_items LIMIT 2')),
       ...(await ids('SELECT id FROM recipes LIMIT 2')),
+      ...(await ids('SELECT id FROM invitations LIMIT 2')),
     ],
     userId: await ids('SELECT id FROM users LIMIT 3'),
   };
@@ -219,6 +227,9 @@ describeEachBackend('fuzz: every REST and /v1 route, no 5xx (issue 16.6)', (harn
       reportError: (e) => errors.push(e),
     });
     expect([...routeKeys(app)].sort()).toEqual(Object.keys(KITCHEN).sort());
+    // A real invitation for the fuzzed user (mama) to answer, and one addressed to someone else.
+    await h.services.invitations.invite(await h.principal('laowang'), { username: 'mama' });
+    await h.services.invitations.invite(await h.principal('xiaojia'), { username: 'laowang' });
     let seed = SEED;
     for (const [key, route] of Object.entries(KITCHEN)) await fuzzRoute(h, app, key, route, seed++);
     expect(errors).toEqual([]);

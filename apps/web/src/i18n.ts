@@ -121,6 +121,21 @@ const EN = {
   approveRemember: (text: string) => `Remember for your household: “${text}”?`,
   newConversation: 'New conversation',
   earlierInConversation: 'Earlier in this conversation',
+  invitationsForYou: 'Invitations to a household',
+  noInvitations: 'No invitations for you.',
+  invitedAs: (by: string, role: string) => `invited by ${by}, as ${role}`,
+  accept: 'Accept',
+  declineInvitation: 'Decline',
+  inviteMember: 'Invite a member',
+  inviteHint:
+    'Whoever holds this username sees the invitation when they sign in, and accepts or declines it (7 days).',
+  invite: 'Invite',
+  invitationSent: (username: string) => `Invitation for ${username} sent.`,
+  role: 'Role',
+  roleMember: 'member',
+  roleOwner: 'owner',
+  until: (date: string) => `until ${date}`,
+  withdraw: 'Withdraw',
 };
 
 export type Texts = typeof EN;
@@ -254,6 +269,20 @@ const ZH: Texts = {
   approveRemember: (text: string) => `为全家记住：“${text}”？`,
   newConversation: '新对话',
   earlierInConversation: '之前的对话',
+  invitationsForYou: '邀请你加入的家庭',
+  noInvitations: '暂时没有邀请。',
+  invitedAs: (by: string, role: string) => `${by} 邀请你成为${role}`,
+  accept: '接受',
+  declineInvitation: '拒绝',
+  inviteMember: '邀请家人',
+  inviteHint: '持有这个用户名的人登录后会看到邀请，可以接受或拒绝（7 天内有效）。',
+  invite: '邀请',
+  invitationSent: (username: string) => `已向 ${username} 发出邀请。`,
+  role: '角色',
+  roleMember: '成员',
+  roleOwner: '管理者',
+  until: (date: string) => `${date} 前有效`,
+  withdraw: '撤回',
 };
 
 const STORAGE_KEY = 'kitchen.lang';

@@ -11,7 +11,7 @@ import { preferencesPage } from './pages/preferences.js';
 import { recipesPage } from './pages/recipes.js';
 import { currentPath, navigate, onRoute } from './router.js';
 import { shell } from './shell.js';
-import { loadMe, session } from './state.js';
+import { homePath, loadMe, session } from './state.js';
 
 const PAGES: Record<string, () => HTMLElement> = {
   '/fridge': fridgePage,
@@ -30,7 +30,7 @@ async function render(): Promise<void> {
   const path = currentPath();
   if (session.me === null && hasToken()) await loadMe();
   if (session.me === null && path !== '/login') return navigate('/login');
-  if (session.me !== null && (path === '/login' || path === '/')) return navigate('/fridge');
+  if (session.me !== null && (path === '/login' || path === '/')) return navigate(homePath());
   const page = path === '/login' ? loginPage : (PAGES[path] ?? fridgePage);
   replace(
     root,

@@ -9,3 +9,8 @@ export async function loadMe(): Promise<Me | null> {
   session.me = reply.ok ? reply.data : null;
   return session.me;
 }
+
+/** Where a signed-in user starts: the fridge, or — with no household yet — the page with invitations. */
+export function homePath(): string {
+  return session.me !== null && session.me.households.length === 0 ? '/preferences' : '/fridge';
+}

@@ -5,9 +5,13 @@ export type {
   DietaryProfile,
   FridgeItem,
   Ingredient,
+  Invitation,
   Location,
   MealPlanEntry,
+  PendingInvitation,
+  ReceivedInvitation,
   Recipe,
+  Role,
   Slot,
   User,
 } from '@reins/kitchen/types';

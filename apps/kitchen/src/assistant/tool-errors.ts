@@ -8,6 +8,7 @@ const CODES: Readonly<Record<KitchenErrorCode, ErrorCode>> = {
   NOT_FOUND: 'NOT_FOUND',
   CONFLICT: 'INVALID_PARAMETER',
   PRECONDITION_FAILED: 'INVALID_PARAMETER',
+  EXPIRED: 'NOT_FOUND', // no tool answers invitations; an expired thing is gone to a model
   PAYLOAD_TOO_LARGE: 'INVALID_PARAMETER',
   IDEMPOTENCY_KEY_REUSED: 'INVALID_PARAMETER',
 };

@@ -9,7 +9,7 @@ export const ADMIN_USAGE = `admin commands (through the same service layer as th
   households                                   list households and their members
   add-user <username> <display name> [--password P]   (a password is generated when omitted)
   create-household <name> <owner username>
-  add-member <household id or name> <username> [--role member|owner]
+  add-member <household id or name> <username> [--role member|owner]   (direct, no invitation)
   reset-password <username> [--password P]    (ends the user's sessions)
 With PGlite, stop the server first: one process opens a data directory at a time.`;
 

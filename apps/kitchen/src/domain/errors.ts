@@ -6,6 +6,7 @@ export type KitchenErrorCode =
   | 'NOT_FOUND'
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
+  | 'EXPIRED'
   | 'PAYLOAD_TOO_LARGE'
   | 'IDEMPOTENCY_KEY_REUSED';
 
@@ -63,6 +64,9 @@ export const denied = (message: string): KitchenError => new KitchenError('PERMI
 
 export const conflict = (message: string, field?: string): KitchenError =>
   new KitchenError('CONFLICT', message, field);
+
+/** Something that was valid until a moment now past, e.g. an invitation (HTTP 410). */
+export const expired = (message: string): KitchenError => new KitchenError('EXPIRED', message);
 
 /** An `If-Match` that names another version than the row's current one (HTTP 412). */
 export const preconditionFailed = (what: string, current: CurrentVersion): KitchenError =>

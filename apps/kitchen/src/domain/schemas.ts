@@ -103,7 +103,9 @@ export const dietaryNoteInput = z.strictObject({
 });
 
 export const loginInput = z.strictObject({ username: z.string().max(64), password: z.string().max(256) });
-export const usernameSchema = z.string().regex(/^[a-z0-9_.-]{2,32}$/, 'use 2-32 of a-z, 0-9, _ . -');
+const USERNAME = /^[a-z0-9_.-]{2,32}$/;
+const USERNAME_RULE = 'use 2-32 of a-z, 0-9, _ . -';
+export const usernameSchema = z.string().regex(USERNAME, USERNAME_RULE);
 export const passwordSchema = z.string().min(8).max(256);
 export const newUserInput = z.strictObject({
   username: usernameSchema,
@@ -112,8 +114,9 @@ export const newUserInput = z.strictObject({
 });
 export const householdInput = z.strictObject({ name: text(40) });
 export const switchInput = z.strictObject({ householdId: id });
-export const memberInput = z.strictObject({
-  username: z.string().max(64),
+/** Trimmed and lower-cased before the check, so `" XiaoWang "` invites `xiaowang`. */
+export const invitationInput = z.strictObject({
+  username: z.string().max(64).trim().toLowerCase().regex(USERNAME, USERNAME_RULE),
   role: z.enum(ROLES).default('member'),
 });
 export const roleInput = z.strictObject({ role: z.enum(ROLES) });

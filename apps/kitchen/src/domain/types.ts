@@ -33,6 +33,40 @@ export interface Member {
   readonly joinedAt: string;
 }
 
+export const INVITATION_STATUSES = ['pending', 'accepted', 'declined', 'revoked'] as const;
+export type InvitationStatus = (typeof INVITATION_STATUSES)[number];
+
+/**
+ * An invitation as the inviting owner gets it back: the same fields whether or not a user of
+ * that name exists (an invitation is addressed to a username, not to an account).
+ */
+export interface Invitation {
+  readonly id: string;
+  /** Lower-cased as typed. */
+  readonly username: string;
+  readonly role: Role;
+  readonly status: InvitationStatus;
+  readonly expiresAt: string;
+}
+
+/** A pending invitation in its household's list (owners only). */
+export interface PendingInvitation extends Invitation {
+  readonly createdAt: string;
+  /** The display name of the owner who sent (or last renewed) it. */
+  readonly invitedBy: string;
+}
+
+/** A pending invitation as its invitee sees it. */
+export interface ReceivedInvitation {
+  readonly id: string;
+  readonly household: { readonly id: string; readonly name: string };
+  readonly role: Role;
+  /** The display name of the owner who sent it. */
+  readonly invitedBy: string;
+  readonly createdAt: string;
+  readonly expiresAt: string;
+}
+
 export interface FridgeItem {
   readonly id: string;
   readonly name: string;

@@ -7,6 +7,7 @@ import { errorResponse, onError } from './errors.js';
 import { authRoutes } from './routes/auth-routes.js';
 import { fridgeRoutes } from './routes/fridge-routes.js';
 import { householdRoutes } from './routes/household-routes.js';
+import { invitationRoutes } from './routes/invitation-routes.js';
 import { mealPlanRoutes } from './routes/meal-plan-routes.js';
 import { memoryRoutes } from './routes/memory-routes.js';
 import { preferenceRoutes } from './routes/preference-routes.js';
@@ -76,6 +77,7 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   const guard = requireSession(services.auth);
   app.route('/api/auth', authRoutes(services, guard, { secureCookie: deps.secureCookie ?? false }));
   app.route('/api', householdRoutes(services, guard));
+  app.route('/api', invitationRoutes(services, guard));
   app.route('/api/fridge', fridgeRoutes(services, guard));
   app.route('/api/recipes', recipeRoutes(services, guard));
   app.route('/api/meal-plans', mealPlanRoutes(services, guard));

@@ -21,7 +21,11 @@ export interface AdminService {
   listHouseholds(): Promise<HouseholdOverview[]>;
   addUser(input: unknown): Promise<User>;
   createHousehold(input: unknown, ownerUsername: string): Promise<HouseholdOverview>;
-  /** `household` is an id or an exact name (a name held by several households is refused). */
+  /**
+   * `household` is an id or an exact name (a name held by several households is refused).
+   * Direct, with no invitation (owners invite through `InvitationService`): the operator at the
+   * console is trusted, and an unknown username is a plain `NOT_FOUND` to them.
+   */
   addMember(household: string, username: string, role?: Role): Promise<HouseholdOverview>;
   /** Sets a new password and ends every session of the user. */
   resetPassword(username: string, password: string): Promise<void>;

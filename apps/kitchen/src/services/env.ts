@@ -14,6 +14,8 @@ export interface ServiceDeps {
   readonly timeZone?: string;
   /** Session lifetime. Default 7 days. */
   readonly sessionTtlMs?: number;
+  /** How long an invitation to a household can be accepted. Default 7 days. */
+  readonly invitationTtlMs?: number;
   /** Embeds household memories when a provider is configured; recall then mixes the vectors in. */
   readonly embedder?: Embedder;
 }
@@ -24,6 +26,7 @@ export interface ServiceEnv {
   readonly newId: () => string;
   readonly today: () => IsoDate;
   readonly sessionTtlMs: number;
+  readonly invitationTtlMs: number;
 }
 
 export function resolveEnv(deps: ServiceDeps): ServiceEnv {
@@ -40,6 +43,7 @@ export function resolveEnv(deps: ServiceDeps): ServiceEnv {
     newId: deps.newId ?? randomUUID,
     today: () => format.format(now()), // en-CA formats as YYYY-MM-DD
     sessionTtlMs: deps.sessionTtlMs ?? 7 * 24 * 3600 * 1000,
+    invitationTtlMs: deps.invitationTtlMs ?? 7 * 24 * 3600 * 1000,
   };
 }
 

@@ -1,4 +1,4 @@
-import { householdInput, memberInput, roleInput } from '../domain/schemas.js';
+import { householdInput, roleInput } from '../domain/schemas.js';
 import type { HouseholdSummary, Member } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
 import type { ServiceEnv } from './env.js';
@@ -9,14 +9,14 @@ import {
   membersOf,
   removeMembership,
   setRole,
-  userIdByName,
 } from './membership-store.js';
 import { requireMember, requireOwner, type KitchenPrincipal } from './principal.js';
 
 /**
- * Roles: an owner manages the household's members (add, change role, remove) and everything a
- * member does; a member reads and edits fridge, recipes, meal plans and dietary notes, and
- * may leave. A household always keeps at least one owner.
+ * Roles: an owner manages the household's members (invites them through `InvitationService`,
+ * changes roles, removes them) and everything a member does; a member reads and edits fridge,
+ * recipes, meal plans and dietary notes, and may leave. A household always keeps at least one
+ * owner.
  */
 export interface HouseholdService {
   /** The households the user belongs to, with their role in each (no active household needed). */
@@ -24,7 +24,6 @@ export interface HouseholdService {
   /** A new household with the caller as its owner. */
   create(principal: KitchenPrincipal, input: unknown): Promise<HouseholdSummary>;
   members(principal: KitchenPrincipal): Promise<Member[]>;
-  addMember(principal: KitchenPrincipal, input: unknown): Promise<Member[]>;
   setRole(principal: KitchenPrincipal, userId: string, input: unknown): Promise<Member[]>;
   /** Owners remove anyone but the last owner; a member may remove only themself (leave). */
   removeMember(principal: KitchenPrincipal, userId: string): Promise<void>;
@@ -47,16 +46,6 @@ export function createHouseholdService(env: ServiceEnv): HouseholdService {
 
     async members(principal) {
       const { householdId } = await requireMember(db, principal);
-      return membersOf(db, householdId);
-    },
-
-    async addMember(principal, input) {
-      const { householdId } = await requireOwner(db, principal);
-      const { username, role } = parseInput(memberInput, input);
-      await db.transaction(async (tx) => {
-        const userId = await userIdByName(tx, username);
-        await addMembership(tx, householdId, userId, role, env.now());
-      });
       return membersOf(db, householdId);
     },
 

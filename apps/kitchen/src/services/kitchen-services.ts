@@ -4,6 +4,7 @@ import { resolveEnv, type ServiceDeps, type ServiceEnv } from './env.js';
 import { createFridgeService, type FridgeService } from './fridge-service.js';
 import { createHouseholdService, type HouseholdService } from './household-service.js';
 import { createIdempotencyService, type IdempotencyService } from './idempotency-service.js';
+import { createInvitationService, type InvitationService } from './invitation-service.js';
 import { createMealPlanService, type MealPlanService } from './meal-plan-service.js';
 import { createMemoryService, type MemoryService } from './memory-service.js';
 import { createPreferenceService, type PreferenceService } from './preference-service.js';
@@ -18,6 +19,8 @@ export interface KitchenServices {
   readonly env: ServiceEnv;
   readonly auth: AuthService;
   readonly households: HouseholdService;
+  /** Membership by invitation: owners invite a username, its holder accepts or declines. */
+  readonly invitations: InvitationService;
   readonly fridge: FridgeService;
   readonly recipes: RecipeService;
   readonly mealPlans: MealPlanService;
@@ -36,6 +39,7 @@ export function createKitchenServices(deps: ServiceDeps): KitchenServices {
     env,
     auth: createAuthService(env),
     households: createHouseholdService(env),
+    invitations: createInvitationService(env),
     fridge: createFridgeService(env),
     recipes: createRecipeService(env),
     mealPlans: createMealPlanService(env),

@@ -2,7 +2,7 @@ import { api, setToken } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import { navigate } from '../router.js';
-import { loadMe } from '../state.js';
+import { homePath, loadMe } from '../state.js';
 
 export function loginPage(): HTMLElement {
   const status = h('p', { class: 'error', role: 'alert', 'data-testid': 'login-error' });
@@ -24,7 +24,7 @@ export function loginPage(): HTMLElement {
         }
         setToken(reply.data.token);
         await loadMe();
-        navigate('/fridge');
+        navigate(homePath());
       },
     },
     h('h2', {}, t().signIn),

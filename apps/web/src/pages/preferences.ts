@@ -3,6 +3,7 @@ import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import type { DietaryNote, DietaryProfile } from '../types.js';
 import { errorLine, field } from './common.js';
+import { invitationsSection } from './invitations-section.js';
 import { memoriesSection } from './memories-section.js';
 
 export function preferencesPage(): HTMLElement {
@@ -91,5 +92,6 @@ export function preferencesPage(): HTMLElement {
     likes,
     form,
     memoriesSection(),
+    invitationsSection(),
   );
 }

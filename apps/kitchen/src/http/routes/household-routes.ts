@@ -3,10 +3,13 @@ import type { KitchenServices } from '../../services/kitchen-services.js';
 import { readJson } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
 
-/** `/households` (mine, create, switch) and `/household/members` (the active household's). */
+/**
+ * `/households` (mine, create, switch) and the active household's `/household/members` and
+ * `/household/invitations` (owners invite; the invitee answers under `/invitations`).
+ */
 export function householdRoutes(services: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
-  const { households, auth } = services;
+  const { households, invitations, auth } = services;
   for (const path of ['/households', '/households/*', '/household/*']) app.use(path, guard);
 
   app.get('/households', async (c) => {
@@ -24,9 +27,6 @@ export function householdRoutes(services: KitchenServices, guard: SessionGuard) 
   app.get('/household/members', async (c) =>
     c.json({ members: await households.members(c.var.session.principal) }),
   );
-  app.post('/household/members', async (c) =>
-    c.json({ members: await households.addMember(c.var.session.principal, await readJson(c)) }, 201),
-  );
   app.patch('/household/members/:userId', async (c) =>
     c.json({
       members: await households.setRole(c.var.session.principal, c.req.param('userId'), await readJson(c)),
@@ -34,6 +34,18 @@ export function householdRoutes(services: KitchenServices, guard: SessionGuard) 
   );
   app.delete('/household/members/:userId', async (c) => {
     await households.removeMember(c.var.session.principal, c.req.param('userId'));
+    return c.body(null, 204);
+  });
+
+  // Members join by invitation only (issue 16.10): 202 with the same body for every username.
+  app.get('/household/invitations', async (c) =>
+    c.json({ invitations: await invitations.pending(c.var.session.principal) }),
+  );
+  app.post('/household/invitations', async (c) =>
+    c.json({ invitation: await invitations.invite(c.var.session.principal, await readJson(c)) }, 202),
+  );
+  app.delete('/household/invitations/:id', async (c) => {
+    await invitations.revoke(c.var.session.principal, c.req.param('id'));
     return c.body(null, 204);
   });
   return app;
