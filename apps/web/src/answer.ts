@@ -3,12 +3,14 @@ import { h } from './dom.js';
 import { t } from './i18n.js';
 import { renderMarkdown } from './markdown.js';
 import { renderUsedMemories } from './memories.js';
+import { modelText } from './model-text.js';
 import { arr, obj, str, type WireEvent } from './run-events.js';
 
 /**
  * A `message` event as the user sees it: the text as sanitized Markdown, the labels it
  * deserves (demo mode, raw/unstructured, degraded) and, for a structured answer, its action
- * cards. A raw answer is shown as plain preformatted text: it is exactly what the model wrote.
+ * cards. A raw answer is shown as plain preformatted text: what the model wrote, except that a
+ * web address of another site shows as its host only (`model-text.ts`).
  */
 export function renderAnswer(message: WireEvent): HTMLElement {
   const format = str(message['format'], 'structured');
@@ -34,7 +36,7 @@ export function renderAnswer(message: WireEvent): HTMLElement {
   );
   const body =
     format === 'raw'
-      ? h('pre', { class: 'raw-text', 'data-testid': 'answer-text' }, text)
+      ? h('pre', { class: 'raw-text', 'data-testid': 'answer-text' }, modelText(text))
       : withTestId(renderMarkdown(text));
   return h(
     'div',

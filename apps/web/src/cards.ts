@@ -1,12 +1,14 @@
 import { h, type Child } from './dom.js';
 import { t } from './i18n.js';
+import { modelText as text } from './model-text.js';
 import { arr, num, obj, str } from './run-events.js';
 
 /**
  * Action cards from a structured answer's `data` (`{reply, cards: [{type: 'recipe' |
  * 'nutrition' | 'meal_plan', …}]}`). Read tolerantly — a field the card does not know is
  * shown as a plain row, a card of an unknown type generically — so a card never silently
- * vanishes. All values are text.
+ * vanishes. All values are text, web addresses in them by the link rule (`model-text.ts`):
+ * a card never holds a link off the site.
  */
 export function renderCards(data: unknown): HTMLElement | null {
   const cards = arr(obj(data)?.['cards']);
@@ -26,7 +28,7 @@ function renderCard(card: Record<string, unknown>): HTMLElement {
   return h(
     'article',
     { class: 'card', 'data-testid': `card-${type}` },
-    h('h4', {}, type),
+    h('h4', {}, text(type)),
     rows(card, ['type']),
   );
 }
@@ -62,16 +64,16 @@ function recipeCard(card: Record<string, unknown>): HTMLElement {
           ` · ${origin === 'household' ? t().fromHousehold : t().suggestion}`,
         ),
     ),
-    h('h4', {}, title(card, 'name', 'title', 'recipeName')),
-    reason !== '' && h('p', {}, reason),
-    uses.length > 0 && h('p', {}, `${t().uses}: ${uses.join('、')}`),
-    missing.length > 0 && h('p', { class: 'missing' }, `${t().missing}: ${missing.join('、')}`),
-    tags.length > 0 && h('p', { class: 'muted' }, tags.join(' · ')),
+    h('h4', {}, text(title(card, 'name', 'title', 'recipeName'))),
+    reason !== '' && h('p', {}, text(reason)),
+    uses.length > 0 && h('p', {}, text(`${t().uses}: ${uses.join('、')}`)),
+    missing.length > 0 && h('p', { class: 'missing' }, text(`${t().missing}: ${missing.join('、')}`)),
+    tags.length > 0 && h('p', { class: 'muted' }, text(tags.join(' · '))),
     steps.length > 0 &&
       h(
         'ol',
         {},
-        steps.map((s) => h('li', {}, s)),
+        steps.map((s) => h('li', {}, text(s))),
       ),
     rows(card, [
       'type',
@@ -119,11 +121,11 @@ function nutritionCard(card: Record<string, unknown>): HTMLElement {
     'article',
     { class: 'card card-nutrition', 'data-testid': 'card-nutrition' },
     h('p', { class: 'card-kind' }, t().nutrition),
-    h('h4', {}, title(card, 'food', 'name', 'dish')),
+    h('h4', {}, text(title(card, 'food', 'name', 'dish'))),
     h(
       'p',
       { class: `provenance provenance-${provenance.replace(/[^a-z_]/g, '')}`, 'data-testid': 'provenance' },
-      t().provenance(provenance),
+      text(t().provenance(provenance)),
     ),
     known.length > 0 &&
       h(
@@ -136,8 +138,8 @@ function nutritionCard(card: Record<string, unknown>): HTMLElement {
           known.map(([key, label]) => h('tr', {}, h('th', {}, label), h('td', {}, String(num(values[key]))))),
         ),
       ),
-    note !== '' && h('p', { class: 'muted' }, note),
-    source !== '' && h('p', { class: 'muted source' }, `${t().source}: ${source}`),
+    note !== '' && h('p', { class: 'muted' }, text(note)),
+    source !== '' && h('p', { class: 'muted source' }, text(`${t().source}: ${source}`)),
     rows(card, [
       'type',
       'food',
@@ -161,7 +163,7 @@ function mealPlanCard(card: Record<string, unknown>): HTMLElement {
     'article',
     { class: 'card card-meal-plan', 'data-testid': 'card-meal_plan' },
     h('p', { class: 'card-kind' }, t().mealPlanSuggestion),
-    title(card, 'title', 'name') !== '' && h('h4', {}, title(card, 'title', 'name')),
+    title(card, 'title', 'name') !== '' && h('h4', {}, text(title(card, 'title', 'name'))),
     entries.length > 0 &&
       h(
         'ul',
@@ -174,15 +176,17 @@ function mealPlanCard(card: Record<string, unknown>): HTMLElement {
           return h(
             'li',
             { class: status === 'suggested' ? 'entry-suggested' : 'entry-planned' },
-            [str(o['date']), slotText, title(o, 'recipeName', 'recipe', 'name')]
-              .filter((x) => x !== '')
-              .join(' · '),
+            text(
+              [str(o['date']), slotText, title(o, 'recipeName', 'recipe', 'name')]
+                .filter((x) => x !== '')
+                .join(' · '),
+            ),
             status !== '' &&
               h('span', { class: 'badge' }, status === 'suggested' ? t().suggested : t().planned),
           );
         }),
       ),
-    note !== '' && h('p', { class: 'muted' }, note),
+    note !== '' && h('p', { class: 'muted' }, text(note)),
     rows(card, ['type', 'title', 'name', 'entries', 'days', 'meals', 'note']),
   );
 }
@@ -195,8 +199,8 @@ function rows(card: Record<string, unknown>, skip: readonly string[]): Child {
     'dl',
     { class: 'card-extra' },
     rest.map(([key, value]) => [
-      h('dt', {}, key),
-      h('dd', {}, typeof value === 'string' ? value : JSON.stringify(value)),
+      h('dt', {}, text(key)),
+      h('dd', {}, text(typeof value === 'string' ? value : JSON.stringify(value))),
     ]),
   );
 }

@@ -1,5 +1,6 @@
 import { h } from './dom.js';
 import { t } from './i18n.js';
+import { modelText } from './model-text.js';
 import { answerRun } from './run-client.js';
 import { arr, obj, str, type WireEvent } from './run-events.js';
 import type { RunView } from './run-view.js';
@@ -34,12 +35,16 @@ export function clarifyForm(event: WireEvent, view: RunView, runId: () => string
     void send(free.value);
   });
   form.append(
-    h('p', { class: 'clarify-question' }, `${t().question}: ${str(event['question'])}`),
+    h('p', { class: 'clarify-question' }, modelText(`${t().question}: ${str(event['question'])}`)),
     h(
       'div',
       { class: 'row' },
       candidates.map((c) =>
-        h('button', { type: 'button', class: 'secondary', onclick: () => void send(c.value) }, c.label),
+        h(
+          'button',
+          { type: 'button', class: 'secondary', onclick: () => void send(c.value) },
+          modelText(c.label),
+        ),
       ),
       free,
       h('button', { type: 'submit' }, t().answer),

@@ -1,8 +1,10 @@
+import { classifyLink } from './link-rule.js';
+
 /**
  * The view layer: elements built with the DOM API, text always through `textContent`. There is
  * no `innerHTML` anywhere in the app, so nothing a model, a tool or a user wrote can become
- * markup; the one place that turns text into structure is `markdown.ts`, which builds
- * elements too.
+ * markup; the places that turn text into structure are `markdown.ts` and `model-text.ts`
+ * (links under the link rule), which build elements too.
  */
 export type Child = Node | string | number | false | null | undefined | readonly Child[];
 
@@ -90,17 +92,14 @@ export function replace(parent: Element, ...children: Child[]): void {
 }
 
 /**
- * A link target we allow: in-page anchors, same-origin paths, and http(s) URLs. Anything else (`javascript:`,
- * `data:`, `vbscript:` …) is refused.
+ * A link target we allow: in-page anchors and addresses of this page's own origin
+ * (`link-rule.ts`). Anything else — another site, `javascript:`, `data:` — is refused, so no
+ * `<a>` built here can leave the origin. An own address is kept as written (`/fridge`): only a
+ * scheme or an authority can change a reference's origin, and those do not depend on the
+ * page's path.
  */
 export function safeHref(raw: string): string | null {
   const value = raw.trim();
   if (/^#[\w-]*$/.test(value)) return value;
-  if (value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\')) return value;
-  try {
-    const url = new URL(value);
-    return url.protocol === 'http:' || url.protocol === 'https:' ? url.href : null;
-  } catch {
-    return null;
-  }
+  return classifyLink(value, location.href).kind === 'own' ? value : null;
 }

@@ -1,11 +1,14 @@
 import { h } from './dom.js';
 import { t } from './i18n.js';
+import { modelText } from './model-text.js';
 import { arr, brief, num, obj, planOf, pretty, str, summarize, type WireEvent } from './run-events.js';
 
 /**
  * One row per reason / act / observe (and plan, clarify, approval, error) event, appended as
  * it arrives. `detailed` (the playground) adds each step's full input / output and timing;
- * the assistant shows the tool and a short observation. Text only.
+ * the assistant shows the tool and a short observation. Text only, never a link: thoughts, tool
+ * inputs and outputs go through the link rule (`model-text.ts`), so another site's address shows
+ * as its host; the downloaded run (`{record, events}`) keeps every byte.
  */
 export function timelineRow(event: WireEvent, detailed: boolean): HTMLElement | null {
   const index = num(event['index']);
@@ -18,8 +21,8 @@ export function timelineRow(event: WireEvent, detailed: boolean): HTMLElement | 
     h(
       'li',
       { class: `step step-${phase} status-${status}`, 'data-phase': phase, 'data-status': status },
-      h('span', { class: 'step-phase' }, head),
-      h('span', { class: 'step-body' }, body),
+      h('span', { class: 'step-phase' }, modelText(head)),
+      h('span', { class: 'step-body' }, modelText(body)),
       detailed && meta.length > 0 && h('span', { class: 'step-meta' }, meta.join(' · ')),
       detailed && full !== undefined && details(full),
     );
@@ -126,5 +129,10 @@ export function timelineRow(event: WireEvent, detailed: boolean): HTMLElement | 
 }
 
 function details(value: unknown): HTMLElement {
-  return h('details', {}, h('summary', {}, `${t().input} / ${t().output}`), h('pre', {}, pretty(value)));
+  return h(
+    'details',
+    {},
+    h('summary', {}, `${t().input} / ${t().output}`),
+    h('pre', {}, modelText(pretty(value))),
+  );
 }

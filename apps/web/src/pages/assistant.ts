@@ -3,6 +3,7 @@ import { t } from '../i18n.js';
 import { cancelRun, startRun } from '../run-client.js';
 import { approvalForm } from '../approval.js';
 import { clarifyForm } from '../clarify.js';
+import { modelText } from '../model-text.js';
 import { RunView } from '../run-view.js';
 import {
   currentConversation,
@@ -138,7 +139,7 @@ export function assistantPage(): HTMLElement {
   );
 }
 
-/** The conversation so far (after a reload or a language switch): each turn's question and answer, as text. */
+/** The conversation so far (after a reload or a language switch): each turn's question and answer, as text (the answer by the link rule). */
 async function showEarlierTurns(log: HTMLElement): Promise<void> {
   const turns = await earlierTurns();
   if (turns.length === 0) return;
@@ -149,7 +150,8 @@ async function showEarlierTurns(log: HTMLElement): Promise<void> {
   });
   for (const turn of turns) {
     earlier.append(h('div', { class: 'bubble user' }, turn.query));
-    if (turn.answer !== undefined) earlier.append(h('div', { class: 'bubble assistant' }, turn.answer));
+    if (turn.answer !== undefined)
+      earlier.append(h('div', { class: 'bubble assistant' }, modelText(turn.answer, { links: true })));
   }
   log.prepend(earlier);
 }
