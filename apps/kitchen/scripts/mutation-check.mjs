@@ -36,7 +36,14 @@ const MUTANTS = [
     `${src}services/principal.ts`,
     "if (access.role !== 'owner') throw denied('only an owner of the household can do this');",
     '',
-    [`${test}rest-api.test.ts`],
+    [`${test}rest-api.test.ts`, `${test}invitations.test.ts`],
+  ],
+  [
+    'accepting ignores whose invitation it is',
+    `${src}services/invitation-store.ts`,
+    '       AND username = (SELECT username FROM users WHERE id = $2)',
+    '       AND $2::text IS NOT NULL',
+    [`${test}invitations.test.ts`],
   ],
   [
     'switch to any household',
