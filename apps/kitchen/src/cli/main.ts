@@ -1,5 +1,6 @@
 import { DependencyUnavailableError } from 'reins';
 import { ConfigError, readConfig } from '../config.js';
+import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { KitchenError } from '../domain/errors.js';
 import { adminCommand, ADMIN_USAGE } from './admin.js';
 import { askCommand, ASK_USAGE } from './ask.js';
@@ -66,6 +67,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(`configuration error: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof DataDirLockedError) {
+      io.err(`data directory in use: ${error.message}`);
       return 2;
     }
     if (error instanceof DependencyUnavailableError) {
