@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DependencyUnavailableError } from 'reins';
 import { main } from '../src/cli/main.js';
 import type { Db } from '../src/db/db.js';
@@ -49,6 +49,9 @@ describe.skipIf(BACKENDS[1]?.skip ?? true)(
         schema: await freshSchema('kitchen_pool_outage'),
       });
       await db.exec('CREATE TABLE IF NOT EXISTS t (id int PRIMARY KEY)');
+    });
+    afterEach(async () => {
+      await proxy?.set('pass'); // a failed case leaves the next one a working database
     });
     afterAll(async () => {
       await proxy?.set('pass');
