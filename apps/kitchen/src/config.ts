@@ -7,6 +7,7 @@ import {
   type QuotaOptions,
   type SharedRole,
 } from '@reins/server';
+import { PG_DB_DEFAULTS } from './db/pg-db.js';
 
 export interface KitchenConfig {
   /** `PORT`, default 8787. */
@@ -17,6 +18,16 @@ export interface KitchenConfig {
   readonly databaseUrl: string | undefined;
   /** `DATABASE_SCHEMA`: the PostgreSQL schema to use (created if missing); default `public`. */
   readonly schema: string | undefined;
+  /**
+   * `REINS_DB_CONNECT_TIMEOUT_MS` (PostgreSQL): a connection (new, or free in a full pool)
+   * within this long, else 503 `SERVICE_UNAVAILABLE` (default 1 000).
+   */
+  readonly dbConnectTimeoutMs: number;
+  /**
+   * `REINS_DB_QUERY_TIMEOUT_MS` (PostgreSQL): the longest wait for one statement's answer, else
+   * 503 `SERVICE_UNAVAILABLE`; the server cancels it a little earlier (default 1 500).
+   */
+  readonly dbQueryTimeoutMs: number;
   /** `REINS_DATA_DIR`: PGlite's directory, default `apps/kitchen/.data`. */
   readonly dataDir: string;
   /**
@@ -110,6 +121,16 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     host: '127.0.0.1',
     databaseUrl,
     schema: env['DATABASE_SCHEMA'] || undefined,
+    dbConnectTimeoutMs: wholeNumber(
+      'REINS_DB_CONNECT_TIMEOUT_MS',
+      env['REINS_DB_CONNECT_TIMEOUT_MS'],
+      PG_DB_DEFAULTS.connectionTimeoutMs,
+    ),
+    dbQueryTimeoutMs: wholeNumber(
+      'REINS_DB_QUERY_TIMEOUT_MS',
+      env['REINS_DB_QUERY_TIMEOUT_MS'],
+      PG_DB_DEFAULTS.queryTimeoutMs,
+    ),
     dataDir: env['REINS_DATA_DIR'] || DEFAULT_DATA_DIR,
     seed,
     redisUrl: env['REDIS_URL']?.trim() || undefined,
@@ -245,7 +266,7 @@ export function describeConfig(config: KitchenConfig): string {
   const storage =
     config.databaseUrl === undefined
       ? `PGlite at ${config.dataDir}`
-      : `PostgreSQL at ${config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')}${config.schema === undefined ? '' : ` (schema ${config.schema})`}`;
+      : `PostgreSQL at ${config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')}${config.schema === undefined ? '' : ` (schema ${config.schema})`}, connect ${config.dbConnectTimeoutMs} ms, query ${config.dbQueryTimeoutMs} ms`;
   const redis =
     config.redisUrl === undefined
       ? 'in-process'

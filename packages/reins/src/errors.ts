@@ -44,6 +44,26 @@ export class ToolError extends Error {
   }
 }
 
+/**
+ * A dependency the caller cannot do without (a database, a queue) did not answer: refused,
+ * timed out, or shutting down. Not a bug, and not the caller's fault: retry after `retryAfterS`.
+ * Servers answer it with 503 `SERVICE_UNAVAILABLE` and `Retry-After`; thrown inside a tool it is
+ * a `SERVICE_UNAVAILABLE` observation like any other (it is a `ToolError`).
+ */
+export class DependencyUnavailableError extends ToolError {
+  /** Which dependency, for `/health` and logs: `database`, `redis`, … */
+  readonly dependency: string;
+  readonly retryAfterS: number;
+
+  constructor(dependency: string, message: string, options: { retryAfterS?: number; cause?: unknown } = {}) {
+    super('SERVICE_UNAVAILABLE', message, { dependency });
+    this.name = 'DependencyUnavailableError';
+    this.dependency = dependency;
+    this.retryAfterS = options.retryAfterS ?? 2;
+    if (options.cause !== undefined) this.cause = options.cause;
+  }
+}
+
 export function isErrorCode(value: unknown): value is ErrorCode {
   return typeof value === 'string' && (ERROR_CODES as readonly string[]).includes(value);
 }

@@ -172,7 +172,14 @@ export { buildRunRecord, RUN_RECORD_VERSION, type RunRecord, type RecordStep } f
 export { DEFAULT_LIMITS, resolveLimits, type RunLimits } from './limits.js';
 export { timeoutHierarchy, DEFAULT_MODEL_TIMEOUT_MS, type TimeoutHierarchy } from './timeout-hierarchy.js';
 export { ANONYMOUS, type Principal } from './principal.js';
-export { ToolError, ERROR_CODES, isErrorCode, type ErrorCode, type ErrorData } from './errors.js';
+export {
+  ToolError,
+  DependencyUnavailableError,
+  ERROR_CODES,
+  isErrorCode,
+  type ErrorCode,
+  type ErrorData,
+} from './errors.js';
 export { maskPii, maskPiiText } from './sanitize/mask-pii.js';
 export { canonicalJson } from './util/canonical-json.js';
 export { defaultDeps, type RunDeps } from './util/deps.js';

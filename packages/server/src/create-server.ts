@@ -2,6 +2,7 @@ import { trace } from '@opentelemetry/api';
 import { Hono, type Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 import {
+  DependencyUnavailableError,
   createToolPolicies,
   defaultToolPolicies,
   memoryConversationStore,
@@ -11,7 +12,7 @@ import {
 import { uuidV4Like } from './ids.js';
 import { memoryLimitStore, type LimitStore } from './limit-store.js';
 import { ModelHealth, type HealthCheck } from './health.js';
-import { ApiError, errorBody, sendError } from './http-error.js';
+import { ApiError, errorBody, sendError, unavailable } from './http-error.js';
 import { defaultLogger, safeHeaders } from './logging.js';
 import { hostCheck, LOOPBACK_HOSTS } from './host-check.js';
 import { crossOriginGuard } from './cross-origin.js';
@@ -246,6 +247,11 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const app = new Hono<AppEnv>();
   app.onError((thrown, c) => {
     if (thrown instanceof ApiError) return sendError(c, thrown);
+    if (thrown instanceof DependencyUnavailableError) {
+      // An outage, not a bug: 503 with Retry-After (a run whose row cannot be stored never starts).
+      logger.warn({ err: thrown, dependency: thrown.dependency, path: c.req.path }, 'dependency unavailable');
+      return sendError(c, unavailable(thrown));
+    }
     logger.error({ err: thrown, path: c.req.path }, 'unhandled error');
     return c.json(errorBody('INTERNAL', 'internal error'), 500);
   });
@@ -279,7 +285,11 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     app.route('/v1/runs', runRoutes(state));
     app.route('/v1/conversations', conversationRoutes(state));
   }
-  app.route('/', opsRoutes(state, checks, deps.now()));
+  const required = new Set([
+    ...(durable === undefined ? [] : ['store']),
+    ...(options.requiredHealthChecks ?? []),
+  ]);
+  app.route('/', opsRoutes(state, checks, deps.now(), required));
 
   let sweeper: ReturnType<typeof setInterval> | undefined;
   return {

@@ -16,22 +16,39 @@ export interface CheckResult {
 export type HealthCheck = () => Promise<CheckResult | void> | CheckResult | void;
 
 export interface HealthReport {
-  readonly status: 'ok' | 'degraded';
+  /**
+   * `unavailable`: a required check is down (nothing can be served: `/health` answers 503);
+   * `degraded`: another check is down (the server still serves, e.g. the quota fails open).
+   */
+  readonly status: 'ok' | 'degraded' | 'unavailable';
   readonly uptimeS: number;
+  /** The checks that are down, required ones first (absent when none is). */
+  readonly down?: readonly string[];
   readonly checks: Readonly<Record<string, CheckResult>>;
 }
 
-/** Runs every check side by side, each under `deadlineMs`; one `down` makes the whole `degraded`. */
+/**
+ * Runs every check side by side, each under `deadlineMs`. One `down` makes the whole
+ * `degraded`; one of `required` down makes it `unavailable`.
+ */
 export async function runHealthChecks(
   checks: ReadonlyMap<string, HealthCheck>,
   deadlineMs: number,
   uptimeS: number,
+  required: ReadonlySet<string> = new Set(),
 ): Promise<HealthReport> {
   const results = await Promise.all(
     [...checks].map(async ([name, check]) => [name, await runCheck(check, deadlineMs)] as const),
   );
-  const status = results.some(([, r]) => r.status === 'down') ? 'degraded' : 'ok';
-  return { status, uptimeS, checks: Object.fromEntries(results) };
+  const down = results.filter(([, r]) => r.status === 'down').map(([name]) => name);
+  const critical = down.filter((name) => required.has(name));
+  const status = critical.length > 0 ? 'unavailable' : down.length > 0 ? 'degraded' : 'ok';
+  return {
+    status,
+    uptimeS,
+    ...(down.length === 0 ? {} : { down: [...critical, ...down.filter((name) => !required.has(name))] }),
+    checks: Object.fromEntries(results),
+  };
 }
 
 async function runCheck(check: HealthCheck, deadlineMs: number): Promise<CheckResult> {

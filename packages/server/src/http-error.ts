@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { ErrorCode } from 'reins';
+import type { DependencyUnavailableError, ErrorCode } from 'reins';
 
 /** Codes that cross the HTTP boundary: the core's error codes plus the server's own. */
 export type ApiErrorCode =
@@ -46,3 +46,7 @@ export function sendError(c: Context, error: ApiError): Response {
 }
 
 export const notFound = (what = 'run'): ApiError => new ApiError(404, 'NOT_FOUND', `no such ${what}`);
+
+/** A dependency (the run store's database, …) cannot answer now: 503 with its `Retry-After`. */
+export const unavailable = (thrown: DependencyUnavailableError): ApiError =>
+  new ApiError(503, 'SERVICE_UNAVAILABLE', thrown.message, { 'Retry-After': String(thrown.retryAfterS) });

@@ -146,6 +146,11 @@ export interface ReinsServerOptions {
   readonly policies?: ToolPolicies;
   /** Extra `/health` checks (MCP servers, breakers, a database …). */
   readonly healthChecks?: Readonly<Record<string, HealthCheck>>;
+  /**
+   * Checks without which nothing can be served (e.g. the app's database): one of them down makes
+   * `/health` answer 503 `unavailable`. `store` is required by itself when `durable` is set.
+   */
+  readonly requiredHealthChecks?: readonly string[];
   /** Messages that cancel the caller's runs; default `DEFAULT_STOP_PHRASES`. */
   readonly stopPhrases?: readonly string[];
   /**

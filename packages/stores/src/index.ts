@@ -6,3 +6,4 @@ export { RunCodec, StoredEventError, CODEC_VERSION, encodeEvent, decodeEvent } f
 export { sqlRunStore, type SqlRunStoreOptions } from './sql-run-store.js';
 export { sqlConversationStore } from './sql-conversation-store.js';
 export type { SqlStoreOptions } from './sql-names.js';
+export { pgUnavailableReason } from './pg-unavailable.js';

@@ -1,4 +1,6 @@
+import { DependencyUnavailableError } from 'reins';
 import { ConfigError, readConfig } from '../config.js';
+import { DataDirLockedError } from '../db/data-dir-lock.js';
 import { KitchenError } from '../domain/errors.js';
 import { adminCommand, ADMIN_USAGE } from './admin.js';
 import { askCommand, ASK_USAGE } from './ask.js';
@@ -18,6 +20,7 @@ const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT 
        ${MCP_USAGE.replace(/\n/g, '\n       ')}
 
 environment: PORT, DATABASE_URL (PostgreSQL; unset → PGlite), REINS_DATA_DIR (PGlite directory),
+             REINS_DB_CONNECT_TIMEOUT_MS, REINS_DB_QUERY_TIMEOUT_MS (PostgreSQL deadlines),
              KITCHEN_SEED (demo | none), REDIS_URL (quota counters), KITCHEN_MCP_TOKEN,
              REINS_MODE (embedded | shared), REINS_ROLE, REINS_WORKER_CONCURRENCY,
              REINS_WORKER_LOCK_MS, REINS_DRAIN_GRACE_MS, NUTRITION_MCP_URL, NUTRITION_MCP_TOKEN,
@@ -80,6 +83,14 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (error instanceof ConfigError) {
       io.err(`configuration error: ${error.message}`);
       return 2;
+    }
+    if (error instanceof DataDirLockedError) {
+      io.err(`data directory in use: ${error.message}`);
+      return 2;
+    }
+    if (error instanceof DependencyUnavailableError) {
+      io.err(`error SERVICE_UNAVAILABLE: ${error.message}`);
+      return 1;
     }
     if (error instanceof UsageError) {
       io.err(`${error.message}\n\n${USAGE}`);

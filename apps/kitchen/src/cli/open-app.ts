@@ -19,6 +19,8 @@ export async function openKitchen(config: KitchenConfig): Promise<OpenedKitchen>
       : {
           databaseUrl: config.databaseUrl,
           ...(config.schema === undefined ? {} : { schema: config.schema }),
+          connectTimeoutMs: config.dbConnectTimeoutMs,
+          queryTimeoutMs: config.dbQueryTimeoutMs,
         },
   );
   try {

@@ -10,6 +10,10 @@ export interface StorageOptions {
   readonly dataDir?: string;
   /** PostgreSQL schema (default `public`). */
   readonly schema?: string;
+  /** PostgreSQL: see `PgDbOptions.connectionTimeoutMs` (default 1 000 ms). */
+  readonly connectTimeoutMs?: number;
+  /** PostgreSQL: see `PgDbOptions.queryTimeoutMs` (default 1 500 ms). */
+  readonly queryTimeoutMs?: number;
 }
 
 /** Opens the configured backend and brings its schema up to date. */
@@ -19,6 +23,10 @@ export async function openStorage(options: StorageOptions): Promise<Db> {
       ? await openPgDb({
           connectionString: options.databaseUrl,
           ...(options.schema === undefined ? {} : { schema: options.schema }),
+          ...(options.connectTimeoutMs === undefined
+            ? {}
+            : { connectionTimeoutMs: options.connectTimeoutMs }),
+          ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
         })
       : await openPgliteDb(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
   try {

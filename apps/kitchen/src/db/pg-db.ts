@@ -1,4 +1,6 @@
 import pg from 'pg';
+import { DependencyUnavailableError } from 'reins';
+import { pgUnavailableReason } from '@reins/stores';
 import type { Db, Queryable } from './db.js';
 
 export interface PgDbOptions {
@@ -7,45 +9,104 @@ export interface PgDbOptions {
   readonly schema?: string;
   /** Default 10: the pool size of one API instance. */
   readonly maxConnections?: number;
-  /** Wait for a free connection at most this long (pg waits forever by default). Default 5 s. */
+  /**
+   * A new connection, or a free one from a full pool, within this long (pg waits forever by
+   * default). Default 1 000 ms (`REINS_DB_CONNECT_TIMEOUT_MS`).
+   */
   readonly connectionTimeoutMs?: number;
-  /** Server-side cap per statement. Default 10 s. */
-  readonly statementTimeoutMs?: number;
+  /**
+   * The longest wait for one statement's answer (`query_timeout`: also when the server cannot
+   * even say it is late). The server cancels the statement itself a little earlier
+   * (`statement_timeout`), so a slow statement on a live server ends cleanly. Default 1 500 ms
+   * (`REINS_DB_QUERY_TIMEOUT_MS`); the kitchen's statements take milliseconds.
+   */
+  readonly queryTimeoutMs?: number;
+  /** `exec` (migrations only) may take this long per script. Default 60 000 ms. */
+  readonly migrationTimeoutMs?: number;
 }
+
+export const PG_DB_DEFAULTS = {
+  connectionTimeoutMs: 1_000,
+  queryTimeoutMs: 1_500,
+  migrationTimeoutMs: 60_000,
+} as const;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
 
-function wrap(client: Pick<pg.PoolClient, 'query'>): Queryable {
+/**
+ * A failure meaning PostgreSQL cannot answer now (refused, unreachable, timed out, restarting)
+ * becomes a `DependencyUnavailableError` (503 with `Retry-After` at the HTTP boundary);
+ * anything else (a bug, a constraint) is returned as it was.
+ */
+export function databaseFailure(thrown: unknown): unknown {
+  if (thrown instanceof DependencyUnavailableError) return thrown;
+  const reason = pgUnavailableReason(thrown);
+  return reason === undefined
+    ? thrown
+    : new DependencyUnavailableError(
+        'database',
+        `the database is unavailable (${reason}); try again shortly`,
+        {
+          cause: thrown,
+        },
+      );
+}
+
+async function guarded<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (thrown) {
+    throw databaseFailure(thrown);
+  }
+}
+
+// The server-side cancel comes this much before the client stops waiting.
+const serverTimeout = (queryTimeoutMs: number): number =>
+  Math.max(Math.round(queryTimeoutMs * 0.8), queryTimeoutMs - 250);
+
+function wrap(client: Pick<pg.PoolClient, 'query'>, migrationTimeoutMs: number): Queryable {
   return {
     query: async <R extends object>(sql: string, params: readonly unknown[] = []) =>
-      (await client.query<R & pg.QueryResultRow>(sql, [...params])).rows,
+      (await guarded(() => client.query<R & pg.QueryResultRow>(sql, [...params]))).rows,
     exec: async (script) => {
-      await client.query(script); // no parameters → simple protocol, several statements allowed
+      // No parameters → simple protocol: several statements, one implicit transaction (or the
+      // caller's), so `SET LOCAL` lifts the statement deadline for this script only.
+      // pg reads a per-query `query_timeout` (client.js); @types/pg does not declare it.
+      const config: pg.QueryConfig & { query_timeout: number } = {
+        text: `SET LOCAL statement_timeout = ${serverTimeout(migrationTimeoutMs)};\n${script}`,
+        query_timeout: migrationTimeoutMs,
+      };
+      await guarded(() => client.query(config));
     },
   };
 }
 
-/** PostgreSQL through a `pg` Pool with the deadlines pg leaves off by default. */
+/** PostgreSQL through a `pg` Pool, with the deadlines pg leaves off by default. */
 export async function openPgDb(options: PgDbOptions): Promise<Db> {
   const schema = options.schema ?? 'public';
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
-  const statementTimeoutMs = options.statementTimeoutMs ?? 10_000;
+  const queryTimeoutMs = options.queryTimeoutMs ?? PG_DB_DEFAULTS.queryTimeoutMs;
+  const migrationTimeoutMs = options.migrationTimeoutMs ?? PG_DB_DEFAULTS.migrationTimeoutMs;
   const poolOptions = {
     connectionString: options.connectionString,
     max: options.maxConnections ?? 10,
-    connectionTimeoutMillis: options.connectionTimeoutMs ?? 5_000,
-    statement_timeout: statementTimeoutMs,
-    query_timeout: statementTimeoutMs + 2_000,
+    connectionTimeoutMillis: options.connectionTimeoutMs ?? PG_DB_DEFAULTS.connectionTimeoutMs,
+    statement_timeout: serverTimeout(queryTimeoutMs),
+    query_timeout: queryTimeoutMs,
+    // A peer that vanished without a FIN (a dead host) is noticed on idle connections too.
+    keepAlive: true,
+    keepAliveInitialDelayMillis: 10_000,
     options: `-c search_path=${schema}`,
   };
   if (schema !== 'public') {
     // The schema must exist before a connection uses it as its search path.
     const admin = new pg.Client({ ...poolOptions, options: undefined });
-    await admin.connect();
+    admin.on('error', () => undefined);
     try {
-      await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+      await guarded(() => admin.connect());
+      await guarded(() => admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
     } finally {
-      await admin.end();
+      await admin.end().catch(() => undefined);
     }
   }
   const pool = new pg.Pool(poolOptions);
@@ -53,19 +114,27 @@ export async function openPgDb(options: PgDbOptions): Promise<Db> {
   pool.on('error', () => undefined);
   return {
     backend: 'postgres',
-    ...wrap(pool),
+    ...wrap(pool, migrationTimeoutMs),
     transaction: async (fn) => {
-      const client = await pool.connect();
+      const client = await guarded(() => pool.connect());
+      let broken: Error | undefined;
       try {
-        await client.query('BEGIN');
-        const result = await fn(wrap(client));
-        await client.query('COMMIT');
+        await guarded(() => client.query('BEGIN'));
+        const result = await fn(wrap(client, migrationTimeoutMs));
+        await guarded(() => client.query('COMMIT'));
         return result;
       } catch (error) {
-        await client.query('ROLLBACK').catch(() => undefined);
+        // A connection that failed is dropped, not rolled back: a ROLLBACK on a dead link would
+        // spend another deadline, and the server rolls back a transaction whose connection dies.
+        if (error instanceof DependencyUnavailableError) broken = error;
+        else
+          broken = await client.query('ROLLBACK').then(
+            () => undefined,
+            (rollback: unknown) => (rollback instanceof Error ? rollback : new Error('ROLLBACK failed')),
+          );
         throw error;
       } finally {
-        client.release();
+        client.release(broken); // with an error: the client is destroyed, never reused mid-transaction
       }
     },
     close: () => pool.end(),

@@ -1,5 +1,6 @@
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { lockDataDir } from './data-dir-lock.js';
 import type { Db, Queryable } from './db.js';
 
 export interface PgliteDbOptions {
@@ -19,25 +20,40 @@ function wrap(q: Pick<PGlite, 'query' | 'exec'>): Queryable {
   };
 }
 
-/** The embedded default: one PGlite instance (a single connection; PGlite queues callers). */
+/**
+ * The embedded default: one PGlite instance (a single connection; PGlite queues callers). A data
+ * directory is locked for this process first: another process holding it → `DataDirLockedError`.
+ */
 export async function openPgliteDb(options: PgliteDbOptions = {}): Promise<Db> {
-  const pg = await PGlite.create({
-    // Household memories recall by trigram similarity (`sqlMemoryStore`); PGlite loads contrib
-    // extensions only when created with them.
-    extensions: { pg_trgm },
-    ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
-    ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
-  });
-  return pgliteDb(pg);
+  const lock = options.dataDir === undefined ? undefined : await lockDataDir(options.dataDir);
+  try {
+    const pg = await PGlite.create({
+      // Household memories recall by trigram similarity (`sqlMemoryStore`); PGlite loads contrib
+      // extensions only when created with them.
+      extensions: { pg_trgm },
+      ...(options.dataDir === undefined ? {} : { dataDir: options.dataDir }),
+      ...(options.loadDataDir === undefined ? {} : { loadDataDir: options.loadDataDir }),
+    });
+    return pgliteDb(pg, lock?.release);
+  } catch (error) {
+    await lock?.release();
+    throw error;
+  }
 }
 
-/** A `Db` over an open PGlite instance; closing the `Db` closes the instance. */
-export function pgliteDb(pg: PGlite): Db {
+/** A `Db` over an open PGlite instance; closing the `Db` closes the instance (then `onClose`). */
+export function pgliteDb(pg: PGlite, onClose?: () => Promise<void>): Db {
   const base = wrap(pg);
   return {
     backend: 'pglite',
     ...base,
     transaction: (fn) => pg.transaction((tx) => fn(wrap(tx))),
-    close: () => pg.close(),
+    close: async () => {
+      try {
+        await pg.close();
+      } finally {
+        await onClose?.();
+      }
+    },
   };
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import { DependencyUnavailableError } from 'reins';
 import { KitchenError, type KitchenErrorCode } from '../domain/errors.js';
 
 const STATUS: Record<KitchenErrorCode, ContentfulStatusCode> = {
@@ -19,10 +20,20 @@ export function errorResponse(c: Context, error: KitchenError): Response {
   return c.json(error.toJSON(), STATUS[error.code]);
 }
 
-/** The app's error handler: expected failures as `{error}`, anything else a 500 with no detail. */
+/** The database (or another dependency) cannot answer now: 503 with `Retry-After`, no detail of where. */
+export function unavailableResponse(c: Context, error: DependencyUnavailableError): Response {
+  c.header('Retry-After', String(error.retryAfterS));
+  return c.json({ error: { code: 'SERVICE_UNAVAILABLE', message: error.message } }, 503);
+}
+
+/**
+ * The app's error handler: expected failures as `{error}`, an unavailable dependency as a 503
+ * (an outage, not a bug: `/health` names it), anything else a 500 with no detail.
+ */
 export function onError(report: (error: unknown) => void) {
   return (error: unknown, c: Context): Response => {
     if (error instanceof KitchenError) return errorResponse(c, error);
+    if (error instanceof DependencyUnavailableError) return unavailableResponse(c, error);
     report(error);
     return c.json({ error: { code: 'INTERNAL', message: 'internal error' } }, 500);
   };

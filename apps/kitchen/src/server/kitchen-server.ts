@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { Model } from 'reins';
+import { DependencyUnavailableError, type Model } from 'reins';
 import {
   createReinsServer,
   type HealthCheck,
@@ -14,6 +14,7 @@ import {
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
 import { createKitchenApp } from '../http/app.js';
+import { unavailableResponse } from '../http/errors.js';
 import { useSecurityGuards } from '../http/security-guards.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { kitchenAuthenticate } from './authenticate.js';
@@ -78,7 +79,8 @@ export interface KitchenServer {
 /**
  * The whole kitchen on one origin: the REST API under `/api`, the assistant (`@reins/server`,
  * agent `kitchen`, authenticated by the kitchen session) under `/v1`, and one `/health` (db,
- * nutrition server, redis, model; `degraded` when one is down) and `/metrics`.
+ * nutrition server, redis, model; `degraded` when one is down, 503 `unavailable` when the
+ * database is) and `/metrics`.
  */
 export function createKitchenServer(options: KitchenServerOptions): KitchenServer {
   const { services } = options;
@@ -106,6 +108,8 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     agents: { kitchen: assistant, 'kitchen-plan': { ...assistant, kind: 'plan' } },
     authenticate: kitchenAuthenticate(services.auth),
     healthChecks: checks,
+    // Without its database the kitchen serves nothing: `/health` answers 503 while it is down.
+    requiredHealthChecks: ['db'],
     ...(options.redis === undefined ? {} : { redis: options.redis }),
     ...(options.redisPrefix === undefined ? {} : { redisPrefix: options.redisPrefix }),
     ...(options.quota === undefined ? {} : { quota: options.quota }),
@@ -130,6 +134,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
   const app = new Hono();
   // A bug in a route `extend` added: a JSON 500 like the APIs' (with the headers), logged.
   app.onError((error, c) => {
+    if (error instanceof DependencyUnavailableError) return unavailableResponse(c, error);
     if (logger === undefined) console.error(error);
     else logger.error({ err: error, path: c.req.path }, 'unhandled error');
     return c.json({ error: { code: 'INTERNAL', message: 'internal error' } }, 500);

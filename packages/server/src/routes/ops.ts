@@ -4,20 +4,23 @@ import { runHealthChecks } from '../health.js';
 import type { AppEnv, ServerState } from '../server-state.js';
 
 /**
- * `/health` (liveness and dependencies: 200 with `status: "ok" | "degraded"` — the server
- * still serves when a dependency is down, e.g. the quota fails open) and `/metrics`.
+ * `/health` (readiness and dependencies: 200 with `status: "ok" | "degraded"` — the server
+ * still serves when an optional dependency is down, e.g. the quota fails open — and 503
+ * `unavailable` while a required one is down, e.g. the run store's database) and `/metrics`.
  * Neither needs authentication: put them behind your network policy.
  */
 export function opsRoutes(
   s: ServerState,
   checks: ReadonlyMap<string, HealthCheck>,
   startedAt: number,
+  required: ReadonlySet<string> = new Set(),
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   app.get('/health', async (c) => {
     const all = new Map([...checks, ...s.modelHealth.checks()]);
     const uptimeS = Math.round((s.deps.now() - startedAt) / 1000);
-    return c.json(await runHealthChecks(all, s.limits.healthDeadlineMs, uptimeS));
+    const report = await runHealthChecks(all, s.limits.healthDeadlineMs, uptimeS, required);
+    return c.json(report, report.status === 'unavailable' ? 503 : 200);
   });
   app.get('/metrics', async (c) => {
     const registry = s.metrics.registry;
