@@ -1,6 +1,6 @@
 import { authHeaders, writeHeaders } from './api.js';
 import { obj, type WireEvent } from './run-events.js';
-import { readSse } from './sse.js';
+import { followAgain, readFollowing } from './follow-run.js';
 
 export interface RunRequest {
   readonly agent: string;
@@ -63,7 +63,7 @@ export async function startRun(
   }
   const runId = response.headers.get('x-run-id') ?? undefined;
   if (runId !== undefined) handlers.onRunId?.(runId);
-  return readRunResponse(response, runId, handlers.onEvent);
+  return readRunResponse(response, runId, handlers.onEvent, doFetch);
 }
 
 /**
@@ -74,6 +74,7 @@ export async function readRunResponse(
   response: Response,
   runId: string | undefined,
   onEvent: (event: WireEvent) => void,
+  doFetch: typeof fetch = fetch,
 ): Promise<RunOutcome> {
   const type = response.headers.get('content-type') ?? '';
   if (!response.ok) {
@@ -90,8 +91,15 @@ export async function readRunResponse(
   }
   if (type.includes('text/event-stream') && response.body !== null) {
     try {
-      await readSse(response.body, onEvent);
-      return { runId, transport: 'sse' };
+      // A server that drains or restarts says so; the run is followed again where it stopped.
+      const resumable = await readFollowing(response.body, onEvent, -1);
+      if (resumable === undefined) return { runId, transport: 'sse' };
+      if (runId === undefined) {
+        if (resumable.held !== undefined) onEvent(resumable.held);
+        return { runId, transport: 'sse' };
+      }
+      const error = await followAgain(runId, resumable, onEvent, { fetch: doFetch });
+      return error === undefined ? { runId, transport: 'sse' } : { runId, transport: 'sse', error };
     } catch (error) {
       return { runId, transport: 'sse', error: failure(error) };
     }
@@ -124,7 +132,7 @@ export async function answerRun(
       body: JSON.stringify(body),
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
-    return await readRunResponse(response, runId, onEvent);
+    return await readRunResponse(response, runId, onEvent, doFetch);
   } catch (error) {
     return { runId, transport: 'sse', error: failure(error) };
   }
