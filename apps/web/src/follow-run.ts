@@ -1,4 +1,3 @@
-import { authHeaders } from './api.js';
 import { num, obj, type WireEvent } from './run-events.js';
 import { readSse } from './sse.js';
 
@@ -56,6 +55,8 @@ export async function followAgain(
   onEvent: (event: WireEvent) => void,
   options: {
     readonly fetch?: typeof fetch;
+    /** The caller's credentials (the page's `authHeaders()`). */
+    readonly headers?: Record<string, string>;
     readonly sleep?: (ms: number) => Promise<void>;
     readonly now?: () => number;
   } = {},
@@ -79,7 +80,7 @@ export async function followAgain(
     let response: Response;
     try {
       response = await doFetch(`/v1/runs/${encodeURIComponent(runId)}/events`, {
-        headers: { accept: 'text/event-stream', 'last-event-id': String(at.lastEventId), ...authHeaders() },
+        headers: { accept: 'text/event-stream', 'last-event-id': String(at.lastEventId), ...options.headers },
       });
     } catch {
       continue; // the server is not back yet

@@ -98,7 +98,7 @@ export async function readRunResponse(
         if (resumable.held !== undefined) onEvent(resumable.held);
         return { runId, transport: 'sse' };
       }
-      const error = await followAgain(runId, resumable, onEvent, { fetch: doFetch });
+      const error = await followAgain(runId, resumable, onEvent, { fetch: doFetch, headers: authHeaders() });
       return error === undefined ? { runId, transport: 'sse' } : { runId, transport: 'sse', error };
     } catch (error) {
       return { runId, transport: 'sse', error: failure(error) };

@@ -1,4 +1,4 @@
-import type { BreakerState } from './tool-policies.js';
+import type { BreakerState } from './attempt-result.js';
 
 /** A breaker's settings: consecutive failures that open it, how long it stays open. */
 export interface BreakerSettings {

@@ -11,14 +11,18 @@ import {
 } from 'cockatiel';
 import type { ErrorCode } from '../errors.js';
 import type { BreakerStore } from './breaker-store.js';
+import {
+  isBreakerFailure,
+  type AttemptResult,
+  type BreakerState,
+  type ResolvedBreaker,
+} from './attempt-result.js';
+import { probeLater, probeThrough } from './breaker-probe.js';
+import { SharedBreaker } from './shared-breaker.js';
 import type { AnyTool, ToolPolicy } from '../tool.js';
 
 /** A tool policy with every default filled in. */
-export interface ResolvedBreaker {
-  readonly failures: number;
-  readonly openMs: number;
-  readonly probe?: () => boolean | Promise<boolean>;
-}
+export type { ResolvedBreaker } from './attempt-result.js';
 
 export interface ResolvedPolicy {
   readonly retries: number;
@@ -34,15 +38,7 @@ export const DEFAULT_TOOL_POLICY: ResolvedPolicy = Object.freeze({
 
 /** Codes worth another attempt: the service may answer next time. A timeout is not retried (it spent the budget). */
 export const RETRYABLE: ReadonlySet<ErrorCode> = new Set(['SERVICE_UNAVAILABLE', 'RATE_LIMITED']);
-/** Codes that say the tool (or what is behind it) is failing: they count toward its breaker. */
-export const BREAKER_FAILURES: ReadonlySet<ErrorCode> = new Set([
-  'SERVICE_UNAVAILABLE',
-  'RATE_LIMITED',
-  'TIMEOUT',
-  'INTERNAL',
-]);
-
-export type BreakerState = 'closed' | 'open' | 'half_open';
+export { BREAKER_FAILURES, type AttemptResult, type BreakerState } from './attempt-result.js';
 
 /** One guarded call, for metrics: which tool, how it ended, how long, how many attempts. */
 export interface ToolCallReport {
@@ -179,134 +175,11 @@ export class ToolGuard {
   }
 }
 
-/** A breaker whose state lives in a `BreakerStore` (shared by instances); same verdicts as cockatiel's. */
-class SharedBreaker {
-  state: BreakerState = 'closed';
-  #probe: (() => boolean | Promise<boolean>) | undefined;
-  #probing = false;
-
-  constructor(
-    readonly tool: string,
-    readonly settings: ResolvedBreaker,
-    readonly store: BreakerStore,
-    readonly onBreaker: ((tool: string, state: BreakerState) => void) | undefined,
-  ) {}
-
-  async run<T extends AttemptResult>(
-    attempt: () => T | Promise<T>,
-    refused: (code: ErrorCode, why: string) => T,
-  ): Promise<T> {
-    const { verdict, state } = await this.store.admit(this.tool, this.settings);
-    this.#see(state);
-    if (verdict === 'refuse') {
-      return refused(
-        'SERVICE_UNAVAILABLE',
-        `${this.tool} is failing: its circuit breaker is open, so it was not called`,
-      );
-    }
-    const probe = verdict === 'probe';
-    const result = await attempt();
-    // Stopped by the run: no verdict — but a probe cut short proves nothing, so the breaker opens again.
-    if (result.byRun === true && !probe) return result;
-    this.#see(
-      await this.store.record(
-        this.tool,
-        this.settings,
-        result.byRun === true || isBreakerFailure(result),
-        probe,
-      ),
-    );
-    return result;
-  }
-
-  /** Seen open: once `openMs` has passed, `probe` asks the store for the probe's turn. */
-  probeWhenOpen(probe: () => boolean | Promise<boolean>): void {
-    this.#probe = probe;
-  }
-
-  #see(state: BreakerState): void {
-    if (state === this.state) return;
-    this.state = state;
-    this.onBreaker?.(this.tool, state);
-    if (state === 'open') this.#scheduleProbe(this.settings.openMs);
-  }
-
-  #scheduleProbe(ms: number): void {
-    const probe = this.#probe;
-    if (probe === undefined || this.#probing) return;
-    this.#probing = true;
-    probeLater(ms, async () => {
-      const { verdict, state } = await this.store.admit(this.tool, this.settings);
-      this.#probing = false;
-      if (verdict === 'pass') return this.#see(state); // closed meanwhile (another instance's probe)
-      if (verdict === 'refuse') {
-        // Still open, or another instance holds the probe's turn: look again a little later.
-        this.state = state;
-        return this.#scheduleProbe(Math.min(this.settings.openMs, 5_000));
-      }
-      const failed = !(await runProbe(probe));
-      this.state = 'half_open';
-      this.#see(await this.store.record(this.tool, this.settings, failed, true));
-    });
-  }
-}
-
-/** Runs `action` after `ms` off the event loop's books (a pending probe never keeps a process alive). */
-function probeLater(ms: number, action: () => void | Promise<void>): void {
-  const timer = setTimeout(() => void Promise.resolve(action()).catch(() => undefined), ms);
-  timer.unref?.();
-}
-
-async function runProbe(probe: () => boolean | Promise<boolean>): Promise<boolean> {
-  try {
-    return (await probe()) === true;
-  } catch {
-    return false;
-  }
-}
-
-/**
- * The half-open probe of a cockatiel breaker, made by the guard itself: the breaker lets it
- * through as its one half-open call; a success closes it, a failure opens it again (and
- * `onBreak` schedules the next). A user's call that took the turn first makes this a no-op.
- */
-async function probeThrough(
-  breaker: CircuitBreakerPolicy,
-  probe: () => boolean | Promise<boolean>,
-  openMs: number,
-): Promise<void> {
-  try {
-    await breaker.execute(async () =>
-      (await runProbe(probe)) ? { ok: true } : { ok: false, code: 'SERVICE_UNAVAILABLE' as const },
-    );
-  } catch (thrown) {
-    // Open still (the clock of cockatiel is a little behind ours): try again shortly.
-    if (thrown instanceof BrokenCircuitError && breaker.state === CircuitState.Open)
-      probeLater(Math.min(openMs, 1_000), () => probeThrough(breaker, probe, openMs));
-  }
-}
-
-/** What the guard needs to know of an attempt's outcome. */
-export interface AttemptResult {
-  readonly ok: boolean;
-  readonly code?: ErrorCode;
-  /** The run stopped the call: no verdict on the tool. */
-  readonly byRun?: boolean;
-  /** A half-open probe the run cut short: counted as a failure (the breaker stays open). */
-  readonly probeCut?: boolean;
-}
-
 /** Carries an attempt the breaker must not judge past cockatiel (an error it does not handle). */
 class NoVerdict extends Error {
   constructor(readonly result: AttemptResult) {
     super('no verdict');
   }
-}
-
-function isBreakerFailure(result: unknown): boolean {
-  const attempt = result as AttemptResult | undefined;
-  if (attempt?.probeCut === true) return true;
-  return attempt?.ok === false && attempt.code !== undefined && BREAKER_FAILURES.has(attempt.code);
 }
 
 function breakerState(state: CircuitState): BreakerState {
