@@ -9,7 +9,10 @@ export interface HealthMonitorOptions {
   readonly intervalMs?: number;
   /** How long one check may take before it counts as down; default 1 000 ms. */
   readonly deadlineMs?: number;
-  /** A result older than this counts as down; default 3 × `intervalMs`. */
+  /**
+   * A result older than this counts as down; default 3 × `intervalMs` + `deadlineMs` (a
+   * result is normally at most one interval plus one deadline old).
+   */
   readonly staleAfterMs?: number;
   /** Wall clock (epoch ms), for `checkedAt`. */
   readonly now?: () => number;
@@ -24,6 +27,8 @@ interface Entry {
   wallAt: number;
   /** The check's call has not settled yet (a second one is not started meanwhile). */
   busy: boolean;
+  /** Monotonic time the call under way (or the last one) started. */
+  startedAt: number;
   /** Resolves once the call under way has a result, or its deadline passed. */
   recorded: Promise<void>;
 }
@@ -38,7 +43,7 @@ interface Entry {
  * memory (breakers, model failures, a store that fails at once) is always current, while a slow
  * dependency is reported as of its last answer, with its age. Only a check that has never
  * answered is waited for (once, bounded by the deadline). A result older than `staleAfterMs`
- * counts as `down`.
+ * counts as `down` (the refresh could not run: the event loop was blocked, or a call hangs).
  */
 export class HealthMonitor {
   readonly #checks: () => ReadonlyMap<string, HealthCheck>;
@@ -59,7 +64,7 @@ export class HealthMonitor {
     this.#required = options.required ?? new Set();
     this.#intervalMs = options.intervalMs ?? 5_000;
     this.#deadlineMs = options.deadlineMs ?? 1_000;
-    this.#staleAfterMs = options.staleAfterMs ?? 3 * this.#intervalMs;
+    this.#staleAfterMs = options.staleAfterMs ?? 3 * this.#intervalMs + this.#deadlineMs;
     this.#now = options.now ?? Date.now;
     this.#clock = options.clock ?? (() => performance.now());
   }
@@ -124,7 +129,8 @@ export class HealthMonitor {
     const checkedAt = new Date(entry.wallAt).toISOString();
     if (ageMs <= this.#staleAfterMs) return { ...result, ageMs, checkedAt };
     const last = `${result.status}${result.detail === undefined ? '' : `: ${result.detail}`}`;
-    const still = entry.busy ? '; the call under way has not answered' : '';
+    const runningMs = Math.round(this.#clock() - entry.startedAt);
+    const still = entry.busy && runningMs > this.#deadlineMs ? `; a call under way for ${runningMs} ms` : '';
     return {
       status: 'down',
       detail: `stale: no result for ${ageMs} ms (over ${this.#staleAfterMs} ms${still}); last: ${last}`,
@@ -136,10 +142,17 @@ export class HealthMonitor {
   #run(name: string, check: HealthCheck): void {
     const known = this.#entries.get(name);
     if (known?.busy === true) return;
-    const entry: Entry = known ?? { at: 0, wallAt: 0, busy: true, recorded: Promise.resolve() };
+    const started = this.#clock();
+    const entry: Entry = known ?? {
+      at: 0,
+      wallAt: 0,
+      busy: true,
+      startedAt: started,
+      recorded: Promise.resolve(),
+    };
     this.#entries.set(name, entry);
     entry.busy = true;
-    const started = this.#clock();
+    entry.startedAt = started;
     const record = (result: CheckResult): void => {
       entry.result = result;
       entry.at = this.#clock();

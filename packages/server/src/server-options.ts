@@ -91,7 +91,8 @@ export interface ServerLimits {
   readonly healthDeadlineMs?: number;
   /**
    * How often every `/health` check runs in the background (`/health` answers from the last
-   * results, with their `ageMs`; one older than 3 intervals counts as down); default 5 000 ms.
+   * results, with their `ageMs`; one older than 3 intervals plus `healthDeadlineMs` counts as
+   * down); default 5 000 ms.
    */
   readonly healthIntervalMs?: number;
   /**
