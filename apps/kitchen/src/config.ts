@@ -83,6 +83,11 @@ export interface KitchenConfig {
    */
   readonly drainGraceMs: number;
   /**
+   * `REINS_HEALTH_INTERVAL_MS`: how often `/health`'s checks run in the background (default
+   * 5 000); `/health` answers from their last results, a result older than 3 intervals is down.
+   */
+  readonly healthIntervalMs: number;
+  /**
    * The assistant's limits per user (each a positive whole number, or `off`):
    * `REINS_DAILY_MODEL_CALLS` (default 200), `REINS_MAX_CONCURRENT_RUNS` (3),
    * `REINS_USER_RUNS_PER_MINUTE` (20), `REINS_SAME_QUERY_PER_MINUTE` (5: one caller, one query).
@@ -144,6 +149,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     allowedOrigins: allowedOrigins(env['REINS_ALLOWED_ORIGINS']),
     shared: sharedConfig(env, role ?? (env['REINS_ROLE']?.trim() || undefined)),
     drainGraceMs: wholeNumber('REINS_DRAIN_GRACE_MS', env['REINS_DRAIN_GRACE_MS'], 10_000),
+    healthIntervalMs: wholeNumber('REINS_HEALTH_INTERVAL_MS', env['REINS_HEALTH_INTERVAL_MS'], 5_000),
     quota: quotaConfig(env),
   };
 }

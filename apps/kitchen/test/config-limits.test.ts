@@ -2,10 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, readConfig } from '../src/config.js';
 
 describe('limit settings', () => {
-  it('default to the server defaults (nothing set) and the drain grace to 10 s', () => {
+  it('default to the server defaults (nothing set), the drain grace to 10 s, health checks every 5 s', () => {
     const config = readConfig({});
     expect(config.quota).toEqual({});
     expect(config.drainGraceMs).toBe(10_000);
+    expect(config.healthIntervalMs).toBe(5_000);
+    expect(readConfig({ REINS_HEALTH_INTERVAL_MS: '250' }).healthIntervalMs).toBe(250);
+    expect(() => readConfig({ REINS_HEALTH_INTERVAL_MS: '0' })).toThrow(/REINS_HEALTH_INTERVAL_MS/);
   });
 
   it('take positive whole numbers, or off', () => {

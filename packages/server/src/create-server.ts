@@ -6,12 +6,10 @@ import {
   createToolPolicies,
   defaultToolPolicies,
   memoryConversationStore,
-  type AnyTool,
-  type ToolPolicies,
 } from 'reins';
 import { uuidV4Like } from './ids.js';
 import { memoryLimitStore, type LimitStore } from './limit-store.js';
-import { ModelHealth, type HealthCheck } from './health.js';
+import { ModelHealth } from './health.js';
 import { ApiError, errorBody, sendError, unavailable } from './http-error.js';
 import { defaultLogger, safeHeaders } from './logging.js';
 import { hostCheck, LOOPBACK_HOSTS } from './host-check.js';
@@ -28,7 +26,9 @@ import { Conversations } from './conversations.js';
 import { conversationRoutes } from './routes/conversations.js';
 import { refuseBadText } from './refuse-bad-text.js';
 import { agentRoutes } from './routes/agents.js';
-import { opsRoutes } from './routes/ops.js';
+import { LIVENESS_PATH, opsRoutes } from './routes/ops.js';
+import { HealthMonitor } from './health-monitor.js';
+import { serverChecks } from './server-checks.js';
 import { runRoutes } from './routes/runs.js';
 import type { ReinsServerOptions, ServerDeps } from './server-options.js';
 import type { AppEnv, ServerState } from './server-state.js';
@@ -47,6 +47,11 @@ export interface ReinsServer {
   readonly durable: DurableRuns | undefined;
   /** The shared mode's parts (queue, bus, API side, worker), when `shared` is configured. */
   readonly shared: SharedMode | undefined;
+  /**
+   * `/health`'s checks, run in the background every `limits.healthIntervalMs`
+   * (`health.report()` is what `/health` answers).
+   */
+  readonly health: HealthMonitor;
   /**
    * Durable runs, once at start: resumes the runs the store has running (or ends them
    * `interrupted`), rebuilds the paused ones, and sweeps runs past their retention (then daily).
@@ -82,26 +87,6 @@ export interface ReinsServer {
  * `POST /v1/runs/:id/approve`, `/health`, `/metrics`. Everything run-related is derived
  * from the runs' events.
  */
-/** The breaker of every tool of the static agents: `down` while one is open (its calls fail fast). */
-function breakerCheck(agents: ReinsServerOptions['agents'], policies: ToolPolicies): HealthCheck {
-  const tools = new Map<string, AnyTool>();
-  for (const definition of Object.values(agents)) {
-    if (typeof definition === 'function') continue; // built per caller: its tools are not known here
-    for (const tool of definition.tools ?? []) tools.set(tool.name, tool);
-  }
-  return () => {
-    const states = Object.fromEntries(
-      [...tools].map(([name, tool]) => [name, policies.guardFor(tool).breakerState]),
-    );
-    const open = Object.entries(states)
-      .filter(([, state]) => state !== 'closed')
-      .map(([name]) => name);
-    return open.length === 0
-      ? { status: 'up', tools: states }
-      : { status: 'down', detail: `breaker not closed: ${open.join(', ')}`, tools: states };
-  };
-}
-
 export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const deps: ServerDeps = { now: Date.now, newId: uuidV4Like, ...options.deps };
   // First: a malformed allowed origin throws before anything (a Redis client) is opened.
@@ -167,7 +152,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     options.durable === undefined ? undefined : new DurableRuns(options.durable, logger, metrics);
   const draining = new AbortController();
   setMaxListeners(0, draining.signal); // one listener per open stream
-  const requests = new RequestGate();
+  const requests = new RequestGate({ exempt: [LIVENESS_PATH] });
   const conversations = new Conversations(
     options.conversations ?? { store: memoryConversationStore() },
     logger,
@@ -221,28 +206,23 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   shareState.shared = sharedMode;
   const role: SharedRole | undefined = sharedMode?.role;
 
-  const checks = new Map<string, HealthCheck>([
-    [
-      'store',
-      durable === undefined
-        ? () => ({ status: 'up', kind: 'memory', runs: registry.size })
-        : async () => ({
-            status: 'up',
-            kind: 'durable',
-            unfinished: (await durable.store.unfinished()).length,
-            runs: registry.size,
-          }),
-    ],
-    [
-      'redis',
-      redis === undefined && options.limitStore === undefined
-        ? () => ({ status: 'disabled', detail: 'in-process counters' })
-        : () => store.ping(),
-    ],
-    ['breakers', breakerCheck(options.agents, policies ?? defaultToolPolicies)],
-    ...(sharedMode === undefined ? [] : [['queue', queueCheck(sharedMode)] as const]),
-    ...Object.entries(options.healthChecks ?? {}),
-  ]);
+  const checks = serverChecks({
+    durable,
+    registry,
+    limitStore: redis === undefined && options.limitStore === undefined ? undefined : store,
+    agents: options.agents,
+    policies: policies ?? defaultToolPolicies,
+    shared: sharedMode,
+    extra: options.healthChecks ?? {},
+  });
+  const health = new HealthMonitor({
+    checks: () => new Map([...checks, ...modelHealth.checks()]),
+    required: new Set([...(durable === undefined ? [] : ['store']), ...(options.requiredHealthChecks ?? [])]),
+    intervalMs: limits.healthIntervalMs ?? 5_000,
+    deadlineMs: state.limits.healthDeadlineMs,
+    now: deps.now,
+  });
+  health.start();
 
   const app = new Hono<AppEnv>();
   app.onError((thrown, c) => {
@@ -285,11 +265,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     app.route('/v1/runs', runRoutes(state));
     app.route('/v1/conversations', conversationRoutes(state));
   }
-  const required = new Set([
-    ...(durable === undefined ? [] : ['store']),
-    ...(options.requiredHealthChecks ?? []),
-  ]);
-  app.route('/', opsRoutes(state, checks, deps.now(), required));
+  app.route('/', opsRoutes(state, health, deps.now(), requests));
 
   let sweeper: ReturnType<typeof setInterval> | undefined;
   return {
@@ -331,8 +307,10 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       const answered = requests.whenIdle(graceMs);
       await Promise.all([streamsEnded, answered, sharedMode?.drain()]);
     },
+    health,
     close: async () => {
       clearInterval(sweeper);
+      health.stop();
       if (sharedMode !== undefined) {
         // Streams and JSON waits end without cancelling (the runs are held by workers and go
         // on); then the worker, the subscriptions and the queue close. Nothing is cancelled.
@@ -352,16 +330,6 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
 async function until(done: () => boolean, ms: number): Promise<void> {
   const deadline = Date.now() + ms;
   while (!done() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-}
-
-/** The shared mode's queue: its depth (what workers are scaled on) and what this worker holds. */
-function queueCheck(shared: SharedMode): HealthCheck {
-  return async () => ({
-    status: 'up',
-    role: shared.role,
-    ...(await shared.depth()),
-    ...(shared.worker === undefined ? {} : { holding: shared.worker.holding }),
-  });
 }
 
 function socketAddress(c: Context): string {

@@ -5,13 +5,18 @@ export interface CheckResult {
   readonly status: 'up' | 'down' | 'disabled';
   readonly detail?: string;
   readonly latencyMs?: number;
+  /** How old the result is in `/health` (checks run in the background: see `HealthMonitor`). */
+  readonly ageMs?: number;
+  /** When the result was taken (ISO 8601). */
+  readonly checkedAt?: string;
   readonly [key: string]: unknown;
 }
 
 /**
  * A dependency check for `/health`: resolve with a result (or nothing, meaning up), or
- * reject (down). Each check runs under the health deadline, so a hung dependency reports
- * `down` instead of hanging the health endpoint.
+ * reject (down). Checks run in the background (`HealthMonitor`), each under the health
+ * deadline and one call at a time, so a hung dependency reports `down` without `/health`
+ * waiting for it.
  */
 export type HealthCheck = () => Promise<CheckResult | void> | CheckResult | void;
 
@@ -25,50 +30,6 @@ export interface HealthReport {
   /** The checks that are down, required ones first (absent when none is). */
   readonly down?: readonly string[];
   readonly checks: Readonly<Record<string, CheckResult>>;
-}
-
-/**
- * Runs every check side by side, each under `deadlineMs`. One `down` makes the whole
- * `degraded`; one of `required` down makes it `unavailable`.
- */
-export async function runHealthChecks(
-  checks: ReadonlyMap<string, HealthCheck>,
-  deadlineMs: number,
-  uptimeS: number,
-  required: ReadonlySet<string> = new Set(),
-): Promise<HealthReport> {
-  const results = await Promise.all(
-    [...checks].map(async ([name, check]) => [name, await runCheck(check, deadlineMs)] as const),
-  );
-  const down = results.filter(([, r]) => r.status === 'down').map(([name]) => name);
-  const critical = down.filter((name) => required.has(name));
-  const status = critical.length > 0 ? 'unavailable' : down.length > 0 ? 'degraded' : 'ok';
-  return {
-    status,
-    uptimeS,
-    ...(down.length === 0 ? {} : { down: [...critical, ...down.filter((name) => !required.has(name))] }),
-    checks: Object.fromEntries(results),
-  };
-}
-
-async function runCheck(check: HealthCheck, deadlineMs: number): Promise<CheckResult> {
-  const started = performance.now();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<CheckResult>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ status: 'down', detail: `no answer within ${deadlineMs} ms` }),
-      deadlineMs,
-    );
-  });
-  try {
-    const result = await Promise.race([Promise.resolve().then(check), deadline]);
-    const latencyMs = Math.round(performance.now() - started);
-    return result === undefined ? { status: 'up', latencyMs } : { latencyMs, ...result };
-  } catch (thrown) {
-    return { status: 'down', detail: thrown instanceof Error ? thrown.message : String(thrown) };
-  } finally {
-    clearTimeout(timer);
-  }
 }
 
 /**

@@ -11,12 +11,21 @@ import { errorBody } from './http-error.js';
  * An SSE answer leaves the gate as soon as its headers are sent: open streams are counted
  * apart (`ServerState.streams`). One gate may guard nested apps (the kitchen's outer app and
  * the Reins app it forwards `/v1` to): a request it let in passes the inner one uncounted.
+ *
+ * Paths in `options.exempt` (the server's liveness probe, `/health/live`) pass while draining
+ * too, uncounted: a draining process is alive, and a liveness probe that failed during the grace
+ * period would get it killed before its runs end.
  */
 export class RequestGate {
   #inFlight = 0;
   #closed = false;
+  readonly #exempt: ReadonlySet<string>;
   readonly #admitted = new WeakSet<Request>();
   readonly #idleWaiters = new Set<() => void>();
+
+  constructor(options: { readonly exempt?: readonly string[] } = {}) {
+    this.#exempt = new Set(options.exempt ?? []);
+  }
 
   get inFlight(): number {
     return this.#inFlight;
@@ -47,7 +56,7 @@ export class RequestGate {
   }
 
   readonly middleware: MiddlewareHandler = async (c, next) => {
-    if (this.#admitted.has(c.req.raw)) return next();
+    if (this.#admitted.has(c.req.raw) || this.#exempt.has(c.req.path)) return next();
     if (this.#closed) {
       c.header('Connection', 'close');
       c.header('Retry-After', '1');

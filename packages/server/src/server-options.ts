@@ -90,6 +90,12 @@ export interface ServerLimits {
   /** Deadline of each `/health` check; default 1 000 ms. */
   readonly healthDeadlineMs?: number;
   /**
+   * How often every `/health` check runs in the background (`/health` answers from the last
+   * results, with their `ageMs`; one older than 3 intervals plus `healthDeadlineMs` counts as
+   * down); default 5 000 ms.
+   */
+  readonly healthIntervalMs?: number;
+  /**
    * `drain()` without the shared mode: how long requests being answered, open streams and
    * JSON waits may take to finish before the runs still going are stopped (their streams end
    * with a final `done {stopped, interrupted}`); default 10 000.

@@ -69,6 +69,7 @@ export async function startApp(
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
       drainGraceMs: config.drainGraceMs,
+      healthIntervalMs: config.healthIntervalMs,
       quota: config.quota,
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),

@@ -63,6 +63,11 @@ export interface KitchenServerOptions {
    */
   readonly drainGraceMs?: number;
   /**
+   * How often `/health`'s checks (db, nutrition, store, redis …) run in the background
+   * (`REINS_HEALTH_INTERVAL_MS`; default 5 000): `/health` answers from their last results.
+   */
+  readonly healthIntervalMs?: number;
+  /**
    * Adds routes after the API, e.g. the web UI's static files at `/` (the web app owns that
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
    */
@@ -70,7 +75,7 @@ export interface KitchenServerOptions {
 }
 
 export interface KitchenServer {
-  /** The one app: `/api/*` (REST), `/v1/*` (the assistant), `/health`, `/metrics`. */
+  /** The one app: `/api/*` (REST), `/v1/*` (the assistant), `/health`, `/health/live`, `/metrics`. */
   readonly app: Hono;
   readonly reins: ReinsServer;
   close(): Promise<void>;
@@ -119,7 +124,10 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.shared === undefined ? {} : { shared: options.shared }),
-    ...(options.drainGraceMs === undefined ? {} : { limits: { drainGraceMs: options.drainGraceMs } }),
+    limits: {
+      ...(options.drainGraceMs === undefined ? {} : { drainGraceMs: options.drainGraceMs }),
+      ...(options.healthIntervalMs === undefined ? {} : { healthIntervalMs: options.healthIntervalMs }),
+    },
   });
   const logger = options.logger;
   const api = createKitchenApp({
@@ -145,6 +153,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
   app.use('*', reins.requests.middleware);
   const toReins = (c: { req: { raw: Request }; env: unknown }) => reins.app.fetch(c.req.raw, c.env);
   app.get('/health', toReins);
+  app.get('/health/live', toReins); // liveness: from memory, answered while draining too
   app.get('/metrics', toReins);
   // A worker of the shared mode executes runs: it serves neither the app nor the assistant.
   if (options.shared?.role !== 'worker') {

@@ -1,0 +1,294 @@
+// @ts-check
+/**
+ * The kitchen under load, from outside: `kitchen start` (what `npm start` runs) as a child
+ * process on PGlite (a temporary data directory) and on PostgreSQL (a schema of its own on
+ * 127.0.0.1:5432, db `test`), 500 users logged in, and `POST /v1/runs` (JSON, the demo model,
+ * a question asked once each) at a few concurrency levels, while `/health` is timed and the
+ * server's event-loop delay recorded. Prints one markdown table.
+ *
+ *   npm run bench:kitchen-load                    # build, then both backends, c=10 and 200, 20 s each (~3 min)
+ *   node bench/kitchen-load/run.js --quick        # 6 s per level, a smoke check (~1.5 min)
+ *   node bench/kitchen-load/run.js --backends pglite --levels 10,50,200 --seconds 30 --users 500
+ *
+ * `DATABASE_URL` overrides postgres://postgres@127.0.0.1:5432/test. Writes
+ * bench/results/kitchen-load-<timestamp>.json and kitchen-load-latest.json.
+ */
+import { performance } from 'node:perf_hooks';
+import { setTimeout } from 'node:timers';
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { int, percentile, table } from '../loop-overhead/report.js';
+import { PASSWORD, prepareDatabase } from './setup.js';
+import { startKitchen } from './server.js';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const args = process.argv.slice(2);
+const quick = args.includes('--quick');
+const option = (/** @type {string} */ name) => {
+  const i = args.indexOf(name);
+  return i >= 0 ? args[i + 1] : undefined;
+};
+const backends = (option('--backends') ?? 'pglite,postgres').split(',');
+const levels = (option('--levels') ?? '10,200').split(',').map(Number);
+const seconds = Number(option('--seconds') ?? (quick ? 6 : 20));
+const users = Number(option('--users') ?? 500);
+const PG_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** The settings the server gets beyond its defaults (said in the report). */
+const SETTINGS = {
+  // 500 users × a few runs each per level: the per-user minute limit (default 20) would turn a
+  // faster server's extra runs into 429s. The check still runs on every request.
+  REINS_USER_RUNS_PER_MINUTE: '600',
+  REINS_DRAIN_GRACE_MS: '2000',
+};
+
+const cleanups = /** @type {(() => Promise<void>)[]} */ ([]);
+let interrupted = false;
+process.once('SIGINT', () => {
+  interrupted = true;
+  void runCleanups().then(() => process.exit(130));
+});
+async function runCleanups() {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+}
+
+/** Busy share of the machine's CPUs between two calls. */
+function machineCpu() {
+  const total = () =>
+    os.cpus().reduce(
+      (acc, cpu) => {
+        const t = cpu.times;
+        acc.busy += t.user + t.nice + t.sys + t.irq;
+        acc.all += t.user + t.nice + t.sys + t.irq + t.idle;
+        return acc;
+      },
+      { busy: 0, all: 0 },
+    );
+  const start = total();
+  return () => {
+    const end = total();
+    return (100 * (end.busy - start.busy)) / Math.max(1, end.all - start.all);
+  };
+}
+
+/**
+ * GET `path` every `everyMs`, one at a time (as a probe or a scraper would), until stopped;
+ * the stop resolves with each answer's time and status and its summary.
+ */
+function sampler(/** @type {string} */ url, /** @type {string} */ path, /** @type {number} */ everyMs) {
+  const samples = /** @type {{ ms: number, status: number }[]} */ ([]);
+  let stopped = false;
+  const done = (async () => {
+    while (!stopped) {
+      const started = performance.now();
+      const status = await globalThis
+        .fetch(`${url}${path}`)
+        .then(async (r) => (await r.arrayBuffer(), r.status))
+        .catch(() => 0);
+      samples.push({ ms: performance.now() - started, status });
+      await new Promise((resolve) => setTimeout(resolve, everyMs));
+    }
+  })();
+  return async () => {
+    stopped = true;
+    await done;
+    const sorted = samples.map((x) => x.ms).sort((a, b) => a - b);
+    return {
+      samples: samples.length,
+      not200: samples.filter((x) => x.status !== 200).length,
+      p50Ms: percentile(sorted, 50),
+      p99Ms: percentile(sorted, 99),
+      maxMs: sorted.at(-1) ?? NaN,
+    };
+  };
+}
+
+/** Runs `load.js` in its own process; resolves with its JSON line. */
+function runLoad(/** @type {object} */ spec, /** @type {string} */ dir) {
+  const file = join(dir, `load-${Date.now()}.json`);
+  writeFileSync(file, JSON.stringify(spec));
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'load.js'), file], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.once('exit', (code) =>
+      code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load generator exited ${code}`)),
+    );
+  });
+}
+
+/** Logs every user in (20 at a time); returns their session tokens. */
+async function logIn(/** @type {string} */ url, /** @type {string[]} */ names) {
+  const tokens = /** @type {string[]} */ ([]);
+  for (let from = 0; from < names.length; from += 20) {
+    const batch = await Promise.all(
+      names.slice(from, from + 20).map(async (username) => {
+        const response = await globalThis.fetch(`${url}/api/auth/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ username, password: PASSWORD }),
+        });
+        if (response.status !== 200) throw new Error(`login ${username}: ${response.status}`);
+        return /** @type {{ token: string }} */ (await response.json()).token;
+      }),
+    );
+    tokens.push(...batch);
+  }
+  return tokens;
+}
+
+/** One backend: its database, the server, the logins, then each level. */
+async function bench(/** @type {'pglite' | 'postgres'} */ backend, /** @type {string} */ dir) {
+  /** @type {Record<string, string>} */
+  let env;
+  if (backend === 'pglite') {
+    const dataDir = join(dir, 'pglite');
+    await prepareDatabase({ dataDir }, users);
+    env = { REINS_DATA_DIR: dataDir };
+  } else {
+    const schema = `bench_kitchen_load_${process.pid}_${Date.now().toString(36)}`;
+    cleanups.push(async () => {
+      const client = new pg.Client({ connectionString: PG_URL });
+      await client.connect();
+      await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      await client.end();
+    });
+    await prepareDatabase({ databaseUrl: PG_URL, schema }, users);
+    env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema };
+  }
+  const loopFile = join(dir, `loop-${backend}.json`);
+  const server = await startKitchen({ ...env, ...SETTINGS, KITCHEN_SEED: 'none' }, loopFile);
+  cleanups.push(() => server.stop());
+  const names = Array.from({ length: users }, (_, i) => `load${String(i).padStart(4, '0')}`);
+  const tokens = await logIn(server.url, names);
+  await runLoad({ url: server.url, tokens, concurrency: 10, seconds: quick ? 1 : 3, level: 'warm' }, dir);
+
+  const rows = [];
+  for (const concurrency of levels) {
+    if (interrupted) break;
+    await server.loopDelay(); // starts the histogram over
+    const cpu = machineCpu();
+    const probes = {
+      health: sampler(server.url, '/health', 200),
+      live: sampler(server.url, '/health/live', 200),
+      metrics: sampler(server.url, '/metrics', 1_000),
+    };
+    const cpuBefore = server.cpuMs();
+    /** @type {any} */
+    const result = await runLoad(
+      { url: server.url, tokens, concurrency, seconds, level: `${backend}-${concurrency}` },
+      dir,
+    );
+    const serverCpu = (100 * (server.cpuMs() - cpuBefore)) / (result.wallS * 1000);
+    const machine = cpu();
+    const health = await probes.health();
+    const live = await probes.live();
+    const metrics = await probes.metrics();
+    const loop = await server.loopDelay();
+    const latencies = /** @type {number[]} */ (result.latencies).sort((a, b) => a - b);
+    const row = {
+      backend,
+      concurrency,
+      runs: latencies.length,
+      runsPerS: latencies.length / result.wallS,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      maxMs: latencies.at(-1) ?? NaN,
+      errors: /** @type {Record<string, number>} */ (result.errors),
+      health,
+      live,
+      metrics,
+      loop,
+      serverCpuPercent: serverCpu,
+      machineCpuPercent: machine,
+    };
+    rows.push(row);
+    console.error(
+      `${backend} c=${concurrency}: ${int(row.runsPerS)} runs/s, p99 ${int(row.p99Ms)} ms, /health p99 ${int(health.p99Ms)} ms, loop p99 ${int(loop?.p99Ms ?? NaN)} ms`,
+    );
+  }
+  await server.stop();
+  return rows;
+}
+
+const dir = mkdtempSync(join(os.tmpdir(), 'kitchen-load-'));
+cleanups.push(async () => rmSync(dir, { recursive: true, force: true }));
+const loadBefore = os.loadavg();
+const rows = [];
+try {
+  for (const backend of backends) {
+    if (backend !== 'pglite' && backend !== 'postgres') throw new Error(`unknown backend ${backend}`);
+    if (interrupted) break;
+    rows.push(...(await bench(backend, dir)));
+  }
+} finally {
+  await runCleanups();
+}
+const loadAfter = os.loadavg();
+
+const ms = (/** @type {number} */ x) => int(x);
+const errorText = (/** @type {Record<string, number>} */ errors) =>
+  Object.keys(errors).length === 0
+    ? '0'
+    : Object.entries(errors)
+        .map(([key, n]) => `${n} × ${key}`)
+        .join(', ');
+const meta = {
+  node: process.version,
+  cpus: os.cpus().length,
+  cpu: os.cpus()[0]?.model ?? 'unknown',
+  loadBefore: loadBefore.map((l) => l.toFixed(2)).join(' '),
+  loadAfter: loadAfter.map((l) => l.toFixed(2)).join(' '),
+  seconds,
+  users,
+  settings: SETTINGS,
+};
+console.log(`\n## Xiaojia Kitchen under load (POST /v1/runs, JSON, demo model)\n`);
+console.log(
+  `node ${meta.node}, ${meta.cpus} CPUs (${meta.cpu}); load average ${meta.loadBefore} before, ${meta.loadAfter} after; ` +
+    `${users} users, ${seconds} s per level, closed loop; settings beyond the defaults: ${Object.entries(
+      SETTINGS,
+    )
+      .map(([k, v]) => `${k}=${v}`)
+      .join(', ')}\n`,
+);
+console.log(
+  table(
+    [
+      'backend',
+      'c',
+      'runs/s',
+      'p50 / p99 / max ms',
+      'errors',
+      '/health p50 / p99 ms',
+      '/health/live p99 ms',
+      '/metrics p99 ms',
+      'event-loop delay p99 / max ms',
+      'server CPU %',
+      'machine CPU %',
+    ],
+    rows.map((r) => [
+      r.backend,
+      r.concurrency,
+      int(r.runsPerS),
+      `${ms(r.p50Ms)} / ${ms(r.p99Ms)} / ${ms(r.maxMs)}`,
+      errorText(r.errors),
+      `${ms(r.health.p50Ms)} / ${ms(r.health.p99Ms)}${r.health.not200 > 0 ? ` (${r.health.not200} not 200)` : ''}`,
+      ms(r.live.p99Ms),
+      ms(r.metrics.p99Ms),
+      r.loop === undefined ? 'n/a' : `${ms(r.loop.p99Ms)} / ${ms(r.loop.maxMs)}`,
+      int(r.serverCpuPercent),
+      int(r.machineCpuPercent),
+    ]),
+  ),
+);
+const resultsDir = join(here, '..', 'results');
+mkdirSync(resultsDir, { recursive: true });
+const json = JSON.stringify({ meta, rows }, null, 2);
+writeFileSync(join(resultsDir, `kitchen-load-${new Date().toISOString().replace(/[:.]/g, '-')}.json`), json);
+writeFileSync(join(resultsDir, 'kitchen-load-latest.json'), json);
