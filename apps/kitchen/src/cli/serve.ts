@@ -18,6 +18,7 @@ export async function startKitchen(config: KitchenConfig, io: CliIo): Promise<Ru
     services,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
+    trustProxy: config.trustProxy,
   });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.port, hostname: config.host }, () => resolve(s));

@@ -67,6 +67,7 @@ export async function startApp(
         : { shared: { ...config.shared, redisUrl: config.redisUrl } }),
       allowedHosts: config.allowedHosts,
       allowedOrigins: config.allowedOrigins,
+      trustProxy: config.trustProxy,
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,

@@ -7,7 +7,9 @@ export type KitchenErrorCode =
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
-  | 'IDEMPOTENCY_KEY_REUSED';
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE';
 
 export interface KitchenErrorBody {
   readonly error: {
@@ -35,6 +37,8 @@ export class KitchenError extends Error {
     message: string,
     readonly field?: string,
     readonly current?: CurrentVersion,
+    /** With `RATE_LIMITED` and `SERVICE_UNAVAILABLE`: seconds until a retry can succeed (`Retry-After`). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'KitchenError';
@@ -72,3 +76,11 @@ export const preconditionFailed = (what: string, current: CurrentVersion): Kitch
     undefined,
     current,
   );
+
+/** Too many tries: refused without doing the work; `retryAfterSeconds` says when to come back. */
+export const rateLimited = (message: string, retryAfterSeconds: number): KitchenError =>
+  new KitchenError('RATE_LIMITED', message, undefined, undefined, retryAfterSeconds);
+
+/** The server cannot take this now (a bounded resource is full); a retry soon can succeed. */
+export const unavailable = (message: string, retryAfterSeconds: number): KitchenError =>
+  new KitchenError('SERVICE_UNAVAILABLE', message, undefined, undefined, retryAfterSeconds);

@@ -36,6 +36,11 @@ export interface KitchenAppDeps {
    * every other `/api` POST, PUT, PATCH or DELETE gets 403 `CROSS_ORIGIN` (see `crossOriginGuard`).
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Reverse proxies in front (`REINS_TRUST_PROXY`): with N ≥ 1 the login backoff keys the client
+   * by `X-Forwarded-For` as the N-th proxy from the inside saw it. Default 0: the socket's address.
+   */
+  readonly trustProxy?: number;
 }
 
 /**
@@ -74,7 +79,13 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   // Each route group puts the session guard on its own paths (login is the only open route), so
   // the guard does not depend on where this app is mounted.
   const guard = requireSession(services.auth);
-  app.route('/api/auth', authRoutes(services, guard, { secureCookie: deps.secureCookie ?? false }));
+  app.route(
+    '/api/auth',
+    authRoutes(services, guard, {
+      secureCookie: deps.secureCookie ?? false,
+      trustProxy: deps.trustProxy ?? 0,
+    }),
+  );
   app.route('/api', householdRoutes(services, guard));
   app.route('/api/fridge', fridgeRoutes(services, guard));
   app.route('/api/recipes', recipeRoutes(services, guard));

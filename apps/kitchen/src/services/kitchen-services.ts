@@ -34,7 +34,7 @@ export function createKitchenServices(deps: ServiceDeps): KitchenServices {
   const env = resolveEnv(deps);
   return {
     env,
-    auth: createAuthService(env),
+    auth: createAuthService(env, deps.login),
     households: createHouseholdService(env),
     fridge: createFridgeService(env),
     recipes: createRecipeService(env),
