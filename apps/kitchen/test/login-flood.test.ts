@@ -3,14 +3,8 @@ import { Agent } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { BACKENDS } from './backends.js';
-import {
-  buildKitchen,
-  quantile,
-  startKitchen,
-  timedRequest,
-  type KitchenProcess,
-  type TimedReply,
-} from './kitchen-process.js';
+import { buildKitchen, startKitchen, type KitchenProcess } from './kitchen-process.js';
+import { quantile, timedRequest, type TimedReply } from './raw-http.js';
 
 /**
  * Issue 16.4, as it was found: 300 parallel bad logins against `kitchen start` (a real

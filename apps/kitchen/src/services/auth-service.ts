@@ -1,4 +1,4 @@
-import { createHashGate, type HashGateOptions } from '../auth/hash-gate.js';
+import { createHashGate, type HashGate, type HashGateOptions } from '../auth/hash-gate.js';
 import { dummyPasswordHash, verifyPassword } from '../auth/password.js';
 import { hashToken, newSessionToken } from '../auth/tokens.js';
 import { KitchenError, notFound, rateLimited, unavailable } from '../domain/errors.js';
@@ -32,7 +32,10 @@ export interface LoginOrigin {
 
 /** Backoff after failed logins (counted in the database) and the bound on password checks (per process). */
 export interface LoginOptions extends LoginThrottleOptions {
+  /** The gate's size (default 2 checks at once, 16 waiting, 4 of them per address). */
   readonly hashing?: HashGateOptions;
+  /** A gate made elsewhere (to share one between services, or to watch it in a test); `hashing` is then unused. */
+  readonly gate?: HashGate;
   /** Checks a password against its stored hash. Default: scrypt (`verifyPassword`). */
   readonly verifyPassword?: (password: string, stored: string) => Promise<boolean>;
 }
@@ -78,7 +81,7 @@ const locked = (seconds: number) =>
 export function createAuthService(env: ServiceEnv, options: LoginOptions = {}): AuthService {
   const { db } = env;
   const throttle = createLoginThrottle(db, env.now, options);
-  const gate = createHashGate(options.hashing);
+  const gate = options.gate ?? createHashGate(options.hashing);
   const verify = options.verifyPassword ?? verifyPassword;
   return {
     async login(input, origin = {}) {
