@@ -63,6 +63,32 @@ describe('the password-check gate (issue 16.4)', () => {
     expect(gate.running).toBe(0);
   });
 
+  it('a freed slot goes to the key running the fewest, so a login from elsewhere passes a flood', async () => {
+    const gate = createHashGate({ concurrency: 2, queue: 8, queuePerKey: 4 });
+    const flood = Array.from({ length: 6 }, task);
+    const started: string[] = [];
+    const run = (key: string, t: ReturnType<typeof task>, name: string) =>
+      gate.run(key, () => {
+        started.push(name);
+        return t.run();
+      });
+    const floods = flood.map((t, i) => run('flood', t, `f${i}`)); // 2 running, 4 waiting
+    const other = task();
+    const mine = run('member', other, 'member'); // waits behind four of the flood's
+    expect(started).toEqual(['f0', 'f1']);
+    flood[0]?.end('x');
+    await floods[0];
+    expect(started).toEqual(['f0', 'f1', 'member']); // not f2: 'flood' runs one, 'member' none
+    flood[1]?.end('x');
+    await floods[1];
+    expect(started).toEqual(['f0', 'f1', 'member', 'f2']); // then FIFO
+    other.end('in');
+    expect(await mine).toBe('in');
+    for (const t of flood) t.end('x');
+    await Promise.all(floods);
+    expect(started).toEqual(['f0', 'f1', 'member', 'f2', 'f3', 'f4', 'f5']);
+  });
+
   it('refuses sizes that make no sense', () => {
     expect(() => createHashGate({ concurrency: 0 })).toThrow(RangeError);
     expect(() => createHashGate({ queue: -1 })).toThrow(RangeError);

@@ -133,6 +133,13 @@ describeEachBackend('login backoff and the password-check gate (issue 16.4)', (h
       expect((await login(k, '127.0.4.1', `someone-${i}`, 'not-it')).status).toBe(401);
     const locked = await login(k, '127.0.4.1', 'nainai', 'demo-nainai');
     expect(locked).toEqual({ status: 429, body: LOCKED, retryAfter: '900' });
+    // Refused before the body is read: a body that is no login at all (else 400) gets the same.
+    const unread = await timedRequest(`${k.url}/api/auth/login`, {
+      method: 'POST',
+      body: ['not', 'a', 'login'],
+      localAddress: '127.0.4.1',
+    });
+    expect(toReply(unread)).toEqual({ status: 429, body: LOCKED, retryAfter: '900' });
     expect((await login(k, '127.0.4.2', 'nainai', 'demo-nainai')).status).toBe(200);
   });
 

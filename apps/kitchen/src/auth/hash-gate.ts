@@ -14,12 +14,14 @@ export interface HashGateOptions {
 }
 
 /**
- * A semaphore for password hashing. Contract: `run` either starts `fn` now, queues it (FIFO) or
+ * A semaphore for password checks. Contract: `run` either starts `fn` now, queues it or
  * refuses synchronously with `undefined` — it never waits unboundedly and never throws itself;
  * `fn`'s own result or rejection is passed through, and its slot is freed either way.
  */
 export interface HashGate {
   run<T>(key: string, fn: () => Promise<T>): Promise<T> | undefined;
+  /** Whether `run(key, …)` would start or queue now (a hint: `run` decides). */
+  hasRoom(key: string): boolean;
   readonly running: number;
   readonly waiting: number;
 }
@@ -37,41 +39,60 @@ export function createHashGate(options: HashGateOptions = {}): HashGate {
   const perKey = whole('queuePerKey', options.queuePerKey ?? HASH_GATE_DEFAULTS.queuePerKey);
   let running = 0;
   const queue: Waiter[] = [];
+  const runningByKey = new Map<string, number>();
   const queuedByKey = new Map<string, number>();
+  const add = (counts: Map<string, number>, key: string, n: number) => {
+    const value = (counts.get(key) ?? 0) + n;
+    if (value === 0) counts.delete(key);
+    else counts.set(key, value);
+  };
 
-  const release = () => {
-    const next = queue.shift();
+  // A freed slot goes to the waiter whose key runs the fewest now (FIFO among equals): a login
+  // from elsewhere goes ahead of a flood's next one instead of waiting for all of them.
+  const release = (key: string) => {
+    add(runningByKey, key, -1);
+    let pick = -1;
+    for (let i = 0; i < queue.length; i++) {
+      const candidate = queue[i] as Waiter;
+      const best = pick < 0 ? undefined : (queue[pick] as Waiter);
+      if (best === undefined || (runningByKey.get(candidate.key) ?? 0) < (runningByKey.get(best.key) ?? 0))
+        pick = i;
+    }
+    const next = pick < 0 ? undefined : queue.splice(pick, 1)[0];
     if (next === undefined) {
       running--;
       return;
     }
-    const left = (queuedByKey.get(next.key) ?? 1) - 1;
-    if (left === 0) queuedByKey.delete(next.key);
-    else queuedByKey.set(next.key, left);
-    next.start(); // the slot passes straight to the next waiter
+    add(queuedByKey, next.key, -1);
+    next.start(); // the slot passes straight to the waiter
   };
-  const runNow = <T>(fn: () => Promise<T>): Promise<T> => {
+  const runNow = <T>(key: string, fn: () => Promise<T>): Promise<T> => {
+    add(runningByKey, key, 1);
     let result: Promise<T>;
     try {
       result = fn();
     } catch (error) {
       result = Promise.reject(error);
     }
-    return result.finally(release);
+    return result.finally(() => release(key));
   };
+
+  const canQueue = (key: string) => queue.length < queueSize && (queuedByKey.get(key) ?? 0) < perKey;
 
   return {
     run(key, fn) {
       if (running < concurrency) {
         running++;
-        return runNow(fn);
+        return runNow(key, fn);
       }
-      const mine = queuedByKey.get(key) ?? 0;
-      if (queue.length >= queueSize || mine >= perKey) return undefined;
-      queuedByKey.set(key, mine + 1);
+      if (!canQueue(key)) return undefined;
+      add(queuedByKey, key, 1);
       return new Promise((resolve, reject) => {
-        queue.push({ key, start: () => runNow(fn).then(resolve, reject) });
+        queue.push({ key, start: () => runNow(key, fn).then(resolve, reject) });
       });
+    },
+    hasRoom(key) {
+      return running < concurrency || canQueue(key);
     },
     get running() {
       return running;

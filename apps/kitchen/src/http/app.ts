@@ -4,7 +4,7 @@ import { crossOriginGuard, type AllowedHosts } from '@reins/server';
 import { KitchenError } from '../domain/errors.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { errorResponse, onError } from './errors.js';
-import { authRoutes } from './routes/auth-routes.js';
+import { authRoutes, loginEarlyRefusal } from './routes/auth-routes.js';
 import { fridgeRoutes } from './routes/fridge-routes.js';
 import { householdRoutes } from './routes/household-routes.js';
 import { mealPlanRoutes } from './routes/meal-plan-routes.js';
@@ -60,6 +60,8 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   app.notFound((c) =>
     errorResponse(c, new KitchenError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );
+  // A login flood is refused before its bodies are read (a locked address, a full gate).
+  app.use('/api/auth/login', loginEarlyRefusal(services, deps.trustProxy ?? 0));
   app.use(
     '/api/*',
     bodyLimit({

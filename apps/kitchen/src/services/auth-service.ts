@@ -49,6 +49,12 @@ export interface AuthService {
    * is full: 503 `SERVICE_UNAVAILABLE`, retry after 1 s.
    */
   login(input: unknown, origin?: LoginOrigin): Promise<LoginResult>;
+  /**
+   * The refusal `login` would give from the address alone — a lock on it this process knows,
+   * or no room at the gate for it — or undefined. Lets the route answer a flood before reading
+   * its bodies; `login` still decides everything itself.
+   */
+  refuseEarly(origin: LoginOrigin): KitchenError | undefined;
   /** The live session of a token, or null (unknown, expired, logged out). */
   authenticate(token: string): Promise<Session | null>;
   logout(token: string): Promise<void>;
@@ -73,6 +79,8 @@ interface UserRow {
 }
 
 const WRONG = 'wrong username or password';
+
+const busy = () => unavailable('too many sign-ins at once: try again in a second', 1);
 
 /** The same answer for a locked username (known or not) and a locked address. */
 const locked = (seconds: number) =>
@@ -108,7 +116,7 @@ export function createAuthService(env: ServiceEnv, options: LoginOptions = {}): 
         }
         return user;
       });
-      if (checked === undefined) throw unavailable('too many sign-ins at once: try again in a second', 1);
+      if (checked === undefined) throw busy();
       const user = await checked;
       await throttle.clear(userKey);
       const active = (await householdsOf(db, user.id))[0]?.id ?? null;
@@ -135,6 +143,13 @@ export function createAuthService(env: ServiceEnv, options: LoginOptions = {}): 
           user: { id: user.id, username: user.username, displayName: user.display_name },
         },
       };
+    },
+
+    refuseEarly(origin) {
+      if (origin.address === undefined) return undefined;
+      const known = throttle.knownLock([addressKey(origin.address)]);
+      if (known > 0) return locked(known);
+      return gate.hasRoom(origin.address) ? undefined : busy();
     },
 
     async authenticate(token) {

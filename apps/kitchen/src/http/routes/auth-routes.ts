@@ -1,7 +1,8 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { clientAddress } from '../client-address.js';
+import { errorResponse } from '../errors.js';
 import { readJson } from '../request.js';
 import { SESSION_COOKIE, type AuthVariables, type SessionGuard } from '../session-auth.js';
 
@@ -57,4 +58,18 @@ export function authRoutes(services: KitchenServices, guard: SessionGuard, optio
   });
 
   return app;
+}
+
+/**
+ * For `POST /api/auth/login`, before the body is read (mount it ahead of the body limit): a
+ * locked address or a full gate is answered at once, so a flood of logins costs the server
+ * little more than its connections.
+ */
+export function loginEarlyRefusal(services: KitchenServices, trustProxy = 0): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const address = clientAddress(c, trustProxy);
+    const refusal = address === undefined ? undefined : services.auth.refuseEarly({ address });
+    return refusal === undefined ? next() : errorResponse(c, refusal);
+  };
 }
