@@ -93,6 +93,28 @@ export interface KitchenConfig {
    * `REINS_USER_RUNS_PER_MINUTE` (20), `REINS_SAME_QUERY_PER_MINUTE` (5: one caller, one query).
    */
   readonly quota: QuotaOptions;
+  /** Login backoff and the bound on password checks (`REINS_LOGIN_*`; see `LoginConfig`). */
+  readonly login: LoginConfig;
+  /**
+   * `REINS_TRUST_PROXY`: how many reverse proxies stand in front (default 0). With N ≥ 1, the
+   * client's address (for the login backoff) is the N-th entry from the right of
+   * `X-Forwarded-For`, the one the outermost trusted proxy saw; with 0 the header is ignored.
+   */
+  readonly trustProxy: number;
+}
+
+/** Failed logins lock a username or an address for a while; password checks run a few at a time. */
+export interface LoginConfig {
+  /** `REINS_LOGIN_MAX_FAILURES`: failures within the window that lock (default 5; the 6th try gets 429). */
+  readonly maxFailures: number;
+  /** `REINS_LOGIN_WINDOW_MS`: how long failures count, from the first (default 900 000 = 15 min). */
+  readonly windowMs: number;
+  /** `REINS_LOGIN_LOCK_MS`: how long a lock lasts, fixed (default 900 000 = 15 min). */
+  readonly lockMs: number;
+  /** `REINS_LOGIN_HASH_CONCURRENCY`: password checks at once per process (default 2). */
+  readonly hashConcurrency: number;
+  /** `REINS_LOGIN_HASH_QUEUE`: checks that may wait for one; past it, 503 (default 16). */
+  readonly hashQueue: number;
 }
 
 export interface SharedConfig {
@@ -151,7 +173,24 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     drainGraceMs: wholeNumber('REINS_DRAIN_GRACE_MS', env['REINS_DRAIN_GRACE_MS'], 10_000),
     healthIntervalMs: wholeNumber('REINS_HEALTH_INTERVAL_MS', env['REINS_HEALTH_INTERVAL_MS'], 5_000),
     quota: quotaConfig(env),
+    login: {
+      maxFailures: wholeNumber('REINS_LOGIN_MAX_FAILURES', env['REINS_LOGIN_MAX_FAILURES'], 5),
+      windowMs: wholeNumber('REINS_LOGIN_WINDOW_MS', env['REINS_LOGIN_WINDOW_MS'], 900_000),
+      lockMs: wholeNumber('REINS_LOGIN_LOCK_MS', env['REINS_LOGIN_LOCK_MS'], 900_000),
+      hashConcurrency: wholeNumber('REINS_LOGIN_HASH_CONCURRENCY', env['REINS_LOGIN_HASH_CONCURRENCY'], 2),
+      hashQueue: countOf('REINS_LOGIN_HASH_QUEUE', env['REINS_LOGIN_HASH_QUEUE'], 16),
+    },
+    trustProxy: countOf('REINS_TRUST_PROXY', env['REINS_TRUST_PROXY'], 0),
   };
+}
+
+/** A whole number ≥ 0 (0 allowed, unlike `wholeNumber`). */
+function countOf(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined || value.trim() === '') return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0)
+    throw new ConfigError(`${name} must be a whole number (0 or more), not ${JSON.stringify(value)}`);
+  return n;
 }
 
 function sharedConfig(env: NodeJS.ProcessEnv, role: string | undefined): SharedConfig | undefined {
@@ -285,5 +324,7 @@ export function describeConfig(config: KitchenConfig): string {
     config.shared === undefined
       ? ''
       : `mode: shared, role ${config.shared.role}${config.shared.role === 'api' ? '' : `, ${config.shared.concurrency} runs per worker`}; `;
-  return `${mode}storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, kept ${config.runRetentionDays} days; nutrition: ${nutrition}`;
+  const { login } = config;
+  const logins = `logins: ${login.maxFailures} failures in ${login.windowMs / 60_000} min lock ${login.lockMs / 60_000} min, ${login.hashConcurrency} checked at once + ${login.hashQueue} waiting${config.trustProxy > 0 ? `, client address from X-Forwarded-For (${config.trustProxy} proxies)` : ''}`;
+  return `${mode}storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, kept ${config.runRetentionDays} days; nutrition: ${nutrition}; ${logins}`;
 }

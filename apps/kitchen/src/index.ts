@@ -12,7 +12,14 @@ export {
   type Access,
 } from './services/principal.js';
 export { kitchenReads, type KitchenReads } from './services/assistant-reads.js';
-export type { AuthService, Session, LoginResult } from './services/auth-service.js';
+export type {
+  AuthService,
+  Session,
+  LoginResult,
+  LoginOptions,
+  LoginOrigin,
+} from './services/auth-service.js';
+export type { HashGateOptions } from './auth/hash-gate.js';
 export type { FridgeService, UseUpResult } from './services/fridge-service.js';
 export type { RecipeService } from './services/recipe-service.js';
 export type { MealPlanService } from './services/meal-plan-service.js';

@@ -37,7 +37,8 @@ const idempotencyKey = { 'idempotency-key': s('k-1', 'k-2', '', ' ', 'é', 'k'.r
 
 const KITCHEN: Record<string, RouteCase> = {
   'GET /health': {},
-  'POST /api/auth/login': { body: { username: s('mama', 'nobody'), password: s('demo-mama', 'x') } },
+  // Not mama, whose token every case uses: five wrong passwords lock a username (issue 16.4).
+  'POST /api/auth/login': { body: { username: s('laowang', 'nobody'), password: s('demo-laowang', 'x') } },
   'POST /api/auth/logout': {},
   'GET /api/auth/me': {},
   'GET /api/households': {},

@@ -11,6 +11,8 @@ export interface ApiError {
   readonly code: string;
   readonly message: string;
   readonly status: number;
+  /** Seconds from `Retry-After` (429 `RATE_LIMITED`, 503 `SERVICE_UNAVAILABLE`), when sent. */
+  readonly retryAfter?: number;
 }
 
 export type ApiResult<T> =
@@ -114,12 +116,14 @@ export async function api<T>(
   if (response.ok) return { ok: true, data: parsed as T };
   const error = (parsed as { error?: { code?: unknown; message?: unknown } } | null)?.error;
   if (response.status === 401) setToken(null);
+  const retryAfter = Number(response.headers.get('retry-after') ?? NaN);
   return {
     ok: false,
     error: {
       code: typeof error?.code === 'string' ? error.code : `HTTP_${response.status}`,
       message: typeof error?.message === 'string' ? error.message : response.statusText,
       status: response.status,
+      ...(Number.isFinite(retryAfter) && retryAfter >= 0 ? { retryAfter } : {}),
     },
   };
 }

@@ -10,6 +10,9 @@ const EN = {
   username: 'Username',
   password: 'Password',
   signInFailed: 'Sign-in failed',
+  signInLocked: (minutes: number) =>
+    `Too many failed sign-ins for this name or from this network. Try again in ${minutes} min.`,
+  signInBusy: 'Many people are signing in right now. Try again in a moment.',
   demoLogins: 'Demo logins: xiaojia / demo-xiaojia, laowang / demo-laowang',
   household: 'Household',
   fridge: 'Fridge',
@@ -152,6 +155,8 @@ const ZH: Texts = {
   username: '用户名',
   password: '密码',
   signInFailed: '登录失败',
+  signInLocked: (minutes: number) => `这个用户名或这个网络的登录失败次数太多，请 ${minutes} 分钟后再试。`,
+  signInBusy: '现在登录的人太多，请稍后再试。',
   demoLogins: '演示账号：xiaojia / demo-xiaojia，laowang / demo-laowang',
   household: '家庭',
   fridge: '冰箱',

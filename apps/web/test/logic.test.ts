@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { byExpiry, parseIngredients } from '../src/parse-input.js';
+import { loginErrorText } from '../src/login-error.js';
 import { layers } from '../src/plan-layout.js';
 import { brief, planOf, summarize, type WireEvent } from '../src/run-events.js';
 import { eventsFromFile } from '../src/run-log.js';
@@ -144,5 +145,32 @@ describe('form input', () => {
     });
     const sorted = [item('c', null), item('b', 3), item('a', -1), item('d', 3)].sort(byExpiry);
     expect(sorted.map((i) => i.name)).toEqual(['a', 'b', 'd', 'c']);
+  });
+});
+
+describe('sign-in errors (issue 16.4)', () => {
+  const texts = {
+    signInFailed: 'Sign-in failed',
+    signInLocked: (minutes: number) => `locked ${minutes} min`,
+    signInBusy: 'busy',
+  };
+  it('a lockout says how many minutes (rounded up, from Retry-After), a busy server says wait', () => {
+    const error = { code: 'RATE_LIMITED', message: 'too many failed sign-ins', status: 429 };
+    expect(loginErrorText({ ...error, retryAfter: 900 }, texts)).toBe('locked 15 min');
+    expect(loginErrorText({ ...error, retryAfter: 61 }, texts)).toBe('locked 2 min');
+    expect(loginErrorText({ ...error, retryAfter: 5 }, texts)).toBe('locked 1 min');
+    expect(loginErrorText(error, texts)).toBe('locked 1 min');
+    const busy = {
+      code: 'SERVICE_UNAVAILABLE',
+      message: 'too many sign-ins at once',
+      status: 503,
+      retryAfter: 1,
+    };
+    expect(loginErrorText(busy, texts)).toBe('busy');
+    // No answer at all (status 0) is not "busy": the message says what happened.
+    const offline = { code: 'SERVICE_UNAVAILABLE', message: 'TypeError: Failed to fetch', status: 0 };
+    expect(loginErrorText(offline, texts)).toBe('Sign-in failed: TypeError: Failed to fetch');
+    const wrong = { code: 'UNAUTHENTICATED', message: 'wrong username or password', status: 401 };
+    expect(loginErrorText(wrong, texts)).toBe('Sign-in failed: wrong username or password');
   });
 });

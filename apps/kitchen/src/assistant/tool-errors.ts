@@ -11,6 +11,8 @@ const CODES: Readonly<Record<KitchenErrorCode, ErrorCode>> = {
   EXPIRED: 'NOT_FOUND', // no tool answers invitations; an expired thing is gone to a model
   PAYLOAD_TOO_LARGE: 'INVALID_PARAMETER',
   IDEMPOTENCY_KEY_REUSED: 'INVALID_PARAMETER',
+  RATE_LIMITED: 'RATE_LIMITED',
+  SERVICE_UNAVAILABLE: 'SERVICE_UNAVAILABLE',
 };
 
 /**

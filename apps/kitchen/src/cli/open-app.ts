@@ -25,7 +25,17 @@ export async function openKitchen(config: KitchenConfig): Promise<OpenedKitchen>
   );
   try {
     const seeded = config.seed === 'demo' ? await seedDemo({ db }) : false;
-    return { db, services: createKitchenServices({ db }), seeded };
+    const { login } = config;
+    const services = createKitchenServices({
+      db,
+      login: {
+        maxFailures: login.maxFailures,
+        windowMs: login.windowMs,
+        lockMs: login.lockMs,
+        hashing: { concurrency: login.hashConcurrency, queue: login.hashQueue },
+      },
+    });
+    return { db, services, seeded };
   } catch (error) {
     await db.close();
     throw error;

@@ -20,6 +20,7 @@ export async function startKitchen(config: KitchenConfig, io: CliIo): Promise<Ru
     services,
     allowedHosts: config.allowedHosts,
     allowedOrigins: config.allowedOrigins,
+    trustProxy: config.trustProxy,
   });
   // On SIGTERM: new requests get 503; writes being answered finish before the database closes.
   const requests = new RequestGate();

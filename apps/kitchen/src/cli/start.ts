@@ -71,6 +71,7 @@ export async function startApp(
       drainGraceMs: config.drainGraceMs,
       healthIntervalMs: config.healthIntervalMs,
       quota: config.quota,
+      trustProxy: config.trustProxy,
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,

@@ -8,7 +8,9 @@ export type KitchenErrorCode =
   | 'PRECONDITION_FAILED'
   | 'EXPIRED'
   | 'PAYLOAD_TOO_LARGE'
-  | 'IDEMPOTENCY_KEY_REUSED';
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'RATE_LIMITED'
+  | 'SERVICE_UNAVAILABLE';
 
 export interface KitchenErrorBody {
   readonly error: {
@@ -36,6 +38,8 @@ export class KitchenError extends Error {
     message: string,
     readonly field?: string,
     readonly current?: CurrentVersion,
+    /** With `RATE_LIMITED` and `SERVICE_UNAVAILABLE`: seconds until a retry can succeed (`Retry-After`). */
+    readonly retryAfterSeconds?: number,
   ) {
     super(message);
     this.name = 'KitchenError';
@@ -76,3 +80,11 @@ export const preconditionFailed = (what: string, current: CurrentVersion): Kitch
     undefined,
     current,
   );
+
+/** Too many tries: refused without doing the work; `retryAfterSeconds` says when to come back. */
+export const rateLimited = (message: string, retryAfterSeconds: number): KitchenError =>
+  new KitchenError('RATE_LIMITED', message, undefined, undefined, retryAfterSeconds);
+
+/** The server cannot take this now (a bounded resource is full); a retry soon can succeed. */
+export const unavailable = (message: string, retryAfterSeconds: number): KitchenError =>
+  new KitchenError('SERVICE_UNAVAILABLE', message, undefined, undefined, retryAfterSeconds);

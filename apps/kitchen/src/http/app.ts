@@ -4,7 +4,7 @@ import { crossOriginGuard, type AllowedHosts } from '@reins/server';
 import { KitchenError } from '../domain/errors.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { errorResponse, onError } from './errors.js';
-import { authRoutes } from './routes/auth-routes.js';
+import { authRoutes, loginEarlyRefusal } from './routes/auth-routes.js';
 import { fridgeRoutes } from './routes/fridge-routes.js';
 import { householdRoutes } from './routes/household-routes.js';
 import { invitationRoutes } from './routes/invitation-routes.js';
@@ -37,6 +37,11 @@ export interface KitchenAppDeps {
    * every other `/api` POST, PUT, PATCH or DELETE gets 403 `CROSS_ORIGIN` (see `crossOriginGuard`).
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * Reverse proxies in front (`REINS_TRUST_PROXY`): with N ≥ 1 the login backoff keys the client
+   * by `X-Forwarded-For` as the N-th proxy from the inside saw it. Default 0: the socket's address.
+   */
+  readonly trustProxy?: number;
 }
 
 /**
@@ -56,6 +61,8 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   app.notFound((c) =>
     errorResponse(c, new KitchenError('NOT_FOUND', `no route ${c.req.method} ${c.req.path}`)),
   );
+  // A login flood is refused before its bodies are read (a locked address, a full gate).
+  app.use('/api/auth/login', loginEarlyRefusal(services, deps.trustProxy ?? 0));
   app.use(
     '/api/*',
     bodyLimit({
@@ -75,7 +82,13 @@ export function createKitchenApp(deps: KitchenAppDeps): Hono {
   // Each route group puts the session guard on its own paths (login is the only open route), so
   // the guard does not depend on where this app is mounted.
   const guard = requireSession(services.auth);
-  app.route('/api/auth', authRoutes(services, guard, { secureCookie: deps.secureCookie ?? false }));
+  app.route(
+    '/api/auth',
+    authRoutes(services, guard, {
+      secureCookie: deps.secureCookie ?? false,
+      trustProxy: deps.trustProxy ?? 0,
+    }),
+  );
   app.route('/api', householdRoutes(services, guard));
   app.route('/api', invitationRoutes(services, guard));
   app.route('/api/fridge', fridgeRoutes(services, guard));

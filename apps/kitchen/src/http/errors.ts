@@ -13,10 +13,13 @@ const STATUS: Record<KitchenErrorCode, ContentfulStatusCode> = {
   EXPIRED: 410,
   PAYLOAD_TOO_LARGE: 413,
   IDEMPOTENCY_KEY_REUSED: 422,
+  RATE_LIMITED: 429,
+  SERVICE_UNAVAILABLE: 503,
 };
 
 export function errorResponse(c: Context, error: KitchenError): Response {
   if (error.current !== undefined) c.header('ETag', error.current.etag); // a 412 names the version now
+  if (error.retryAfterSeconds !== undefined) c.header('Retry-After', String(error.retryAfterSeconds));
   return c.json(error.toJSON(), STATUS[error.code]);
 }
 

@@ -52,6 +52,8 @@ export interface KitchenServerOptions {
    * `/v1` gets 403 `CROSS_ORIGIN`; one without `Content-Type: application/json` gets 415.
    */
   readonly allowedOrigins?: readonly string[];
+  /** Reverse proxies in front whose `X-Forwarded-For` the login backoff believes (`REINS_TRUST_PROXY`; default 0). */
+  readonly trustProxy?: number;
   /**
    * The shared mode (`REINS_MODE=shared`): this process is an `api` instance (the app; runs are
    * queued), a `worker` (runs only: it answers `/health` and `/metrics`, nothing else) or `all`.
@@ -134,6 +136,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     services,
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
+    ...(options.trustProxy === undefined ? {} : { trustProxy: options.trustProxy }),
     ...(logger === undefined
       ? {}
       : { reportError: (error: unknown) => logger.error({ err: error }, 'kitchen api error') }),

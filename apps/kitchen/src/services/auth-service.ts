@@ -1,10 +1,12 @@
+import { createHashGate, type HashGate, type HashGateOptions } from '../auth/hash-gate.js';
 import { dummyPasswordHash, verifyPassword } from '../auth/password.js';
 import { hashToken, newSessionToken } from '../auth/tokens.js';
-import { KitchenError, notFound } from '../domain/errors.js';
+import { KitchenError, notFound, rateLimited, unavailable } from '../domain/errors.js';
 import { loginInput, switchInput } from '../domain/schemas.js';
 import type { HouseholdSummary, User } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
 import { sqlTimestamp, type ServiceEnv } from './env.js';
+import { addressKey, createLoginThrottle, usernameKey, type LoginThrottleOptions } from './login-throttle.js';
 import { householdsOf } from './membership-store.js';
 import type { KitchenPrincipal } from './principal.js';
 
@@ -23,9 +25,36 @@ export interface LoginResult {
   readonly session: Session;
 }
 
+/** Where a login comes from: the client's address (from the socket), when there is one. */
+export interface LoginOrigin {
+  readonly address?: string;
+}
+
+/** Backoff after failed logins (counted in the database) and the bound on password checks (per process). */
+export interface LoginOptions extends LoginThrottleOptions {
+  /** The gate's size (default 2 checks at once, 16 waiting, 4 of them per address). */
+  readonly hashing?: HashGateOptions;
+  /** A gate made elsewhere (to share one between services, or to watch it in a test); `hashing` is then unused. */
+  readonly gate?: HashGate;
+  /** Checks a password against its stored hash. Default: scrypt (`verifyPassword`). */
+  readonly verifyPassword?: (password: string, stored: string) => Promise<boolean>;
+}
+
 export interface AuthService {
-  /** Unknown user and wrong password fail alike: 401 `UNAUTHENTICATED`, same message, same work. */
-  login(input: unknown): Promise<LoginResult>;
+  /**
+   * Unknown user and wrong password fail alike: 401 `UNAUTHENTICATED`, same message, same work.
+   * A username or an address with `maxFailures` failures in the window is refused with 429
+   * `RATE_LIMITED` (`retryAfterSeconds`) before any hashing, known and unknown usernames
+   * alike; a success clears the username's count (not the address's). When the hashing gate
+   * is full: 503 `SERVICE_UNAVAILABLE`, retry after 1 s.
+   */
+  login(input: unknown, origin?: LoginOrigin): Promise<LoginResult>;
+  /**
+   * The refusal `login` would give from the address alone — a lock on it this process knows,
+   * or no room at the gate for it — or undefined. Lets the route answer a flood before reading
+   * its bodies; `login` still decides everything itself.
+   */
+  refuseEarly(origin: LoginOrigin): KitchenError | undefined;
   /** The live session of a token, or null (unknown, expired, logged out). */
   authenticate(token: string): Promise<Session | null>;
   logout(token: string): Promise<void>;
@@ -42,22 +71,54 @@ interface SessionRow {
   expires_at: string;
 }
 
+interface UserRow {
+  id: string;
+  username: string;
+  display_name: string;
+  password_hash: string;
+}
+
 const WRONG = 'wrong username or password';
 
-export function createAuthService(env: ServiceEnv): AuthService {
+const busy = () => unavailable('too many sign-ins at once: try again in a second', 1);
+
+/** The same answer for a locked username (known or not) and a locked address. */
+const locked = (seconds: number) =>
+  rateLimited(`too many failed sign-ins: try again in ${Math.ceil(seconds / 60)} min`, seconds);
+
+export function createAuthService(env: ServiceEnv, options: LoginOptions = {}): AuthService {
   const { db } = env;
+  const throttle = createLoginThrottle(db, env.now, options);
+  const gate = options.gate ?? createHashGate(options.hashing);
+  const verify = options.verifyPassword ?? verifyPassword;
   return {
-    async login(input) {
+    async login(input, origin = {}) {
       const { username, password } = parseInput(loginInput, input);
-      const rows = await db.query<{
-        id: string;
-        username: string;
-        display_name: string;
-        password_hash: string;
-      }>('SELECT id, username, display_name, password_hash FROM users WHERE username = $1', [username]);
-      const user = rows[0];
-      const ok = await verifyPassword(password, user?.password_hash ?? (await dummyPasswordHash()));
-      if (user === undefined || !ok) throw new KitchenError('UNAUTHENTICATED', WRONG);
+      const userKey = usernameKey(username);
+      const keys = origin.address === undefined ? [userKey] : [userKey, addressKey(origin.address)];
+      // A lock this process has seen answers at once; otherwise the whole check (lock, lookup,
+      // scrypt) holds a place at the gate: a flood costs at most the gate's size in queries
+      // and hashes at a time, and the rest is refused here.
+      const known = throttle.knownLock(keys);
+      if (known > 0) throw locked(known);
+      const checked = gate.run(origin.address ?? '', async () => {
+        const wait = await throttle.lockedFor(keys);
+        if (wait > 0) throw locked(wait);
+        const rows = await db.query<UserRow>(
+          'SELECT id, username, display_name, password_hash FROM users WHERE username = $1',
+          [username],
+        );
+        const user = rows[0];
+        const ok = await verify(password, user?.password_hash ?? (await dummyPasswordHash()));
+        if (user === undefined || !ok) {
+          await throttle.recordFailure(keys);
+          throw new KitchenError('UNAUTHENTICATED', WRONG);
+        }
+        return user;
+      });
+      if (checked === undefined) throw busy();
+      const user = await checked;
+      await throttle.clear(userKey);
       const active = (await householdsOf(db, user.id))[0]?.id ?? null;
       const token = newSessionToken();
       const now = env.now();
@@ -82,6 +143,13 @@ export function createAuthService(env: ServiceEnv): AuthService {
           user: { id: user.id, username: user.username, displayName: user.display_name },
         },
       };
+    },
+
+    refuseEarly(origin) {
+      if (origin.address === undefined) return undefined;
+      const known = throttle.knownLock([addressKey(origin.address)]);
+      if (known > 0) return locked(known);
+      return gate.hasRoom(origin.address) ? undefined : busy();
     },
 
     async authenticate(token) {

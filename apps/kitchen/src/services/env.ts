@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Embedder } from 'reins';
 import type { Db } from '../db/db.js';
 import type { IsoDate } from '../domain/types.js';
+import type { LoginOptions } from './auth-service.js';
 
 /** What the service layer needs from the outside world; every side effect can be replaced. */
 export interface ServiceDeps {
@@ -18,6 +19,8 @@ export interface ServiceDeps {
   readonly invitationTtlMs?: number;
   /** Embeds household memories when a provider is configured; recall then mixes the vectors in. */
   readonly embedder?: Embedder;
+  /** Login backoff and the password-hashing bound (defaults: 5 failures / 15 min → 15 min lock; 2 hashing + 16 waiting). */
+  readonly login?: LoginOptions;
 }
 
 export interface ServiceEnv {

@@ -37,7 +37,7 @@ export function createKitchenServices(deps: ServiceDeps): KitchenServices {
   const env = resolveEnv(deps);
   return {
     env,
-    auth: createAuthService(env),
+    auth: createAuthService(env, deps.login),
     households: createHouseholdService(env),
     invitations: createInvitationService(env),
     fridge: createFridgeService(env),

@@ -1,6 +1,7 @@
 import { api, setToken } from '../api.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
+import { loginErrorText } from '../login-error.js';
 import { navigate } from '../router.js';
 import { homePath, loadMe } from '../state.js';
 
@@ -19,7 +20,7 @@ export function loginPage(): HTMLElement {
           password: String(data.get('password') ?? ''),
         });
         if (!reply.ok) {
-          replace(status, `${t().signInFailed}: ${reply.error.message}`);
+          replace(status, loginErrorText(reply.error, t()));
           return;
         }
         setToken(reply.data.token);

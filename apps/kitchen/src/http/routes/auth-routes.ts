@@ -1,19 +1,27 @@
-import { Hono } from 'hono';
+import { Hono, type MiddlewareHandler } from 'hono';
 import { deleteCookie, setCookie } from 'hono/cookie';
 import type { KitchenServices } from '../../services/kitchen-services.js';
+import { clientAddress } from '../client-address.js';
+import { errorResponse } from '../errors.js';
 import { readJson } from '../request.js';
 import { SESSION_COOKIE, type AuthVariables, type SessionGuard } from '../session-auth.js';
 
 export interface AuthRouteOptions {
   /** Mark the cookie `Secure` (behind HTTPS). Default false: the server listens on 127.0.0.1. */
   readonly secureCookie: boolean;
+  /** Reverse proxies in front whose `X-Forwarded-For` is believed (see `clientAddress`). Default 0. */
+  readonly trustProxy?: number;
 }
 
 export function authRoutes(services: KitchenServices, guard: SessionGuard, options: AuthRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
   app.post('/login', async (c) => {
-    const { token, session } = await services.auth.login(await readJson(c));
+    const address = clientAddress(c, options.trustProxy ?? 0);
+    const { token, session } = await services.auth.login(
+      await readJson(c),
+      address === undefined ? {} : { address },
+    );
     const maxAge = Math.max(
       0,
       Math.floor((Date.parse(session.expiresAt) - services.env.now().getTime()) / 1000),
@@ -50,4 +58,18 @@ export function authRoutes(services: KitchenServices, guard: SessionGuard, optio
   });
 
   return app;
+}
+
+/**
+ * For `POST /api/auth/login`, before the body is read (mount it ahead of the body limit): a
+ * locked address or a full gate is answered at once, so a flood of logins costs the server
+ * little more than its connections.
+ */
+export function loginEarlyRefusal(services: KitchenServices, trustProxy = 0): MiddlewareHandler {
+  return async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const address = clientAddress(c, trustProxy);
+    const refusal = address === undefined ? undefined : services.auth.refuseEarly({ address });
+    return refusal === undefined ? next() : errorResponse(c, refusal);
+  };
 }
