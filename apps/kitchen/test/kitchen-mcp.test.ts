@@ -109,7 +109,7 @@ describe('inward MCP server over stdio (`kitchen mcp --stdio`, KITCHEN_MCP_TOKEN
           args: [KITCHEN_BIN, 'mcp', '--stdio'],
           env: { REINS_DATA_DIR: dataDir, KITCHEN_MCP_TOKEN: mcpToken },
         },
-        connectTimeoutMs: 20_000,
+        connectTimeoutMs: 45_000, // two kitchens start at once; a busy 2-core machine needs time
         protocol: 'legacy', // 'auto' spawns a second child to probe
         reconnect: { maxAttempts: 1 },
       });
@@ -130,5 +130,5 @@ describe('inward MCP server over stdio (`kitchen mcp --stdio`, KITCHEN_MCP_TOKEN
     } finally {
       await bridge.close();
     }
-  }, 60_000);
+  }, 120_000);
 });
