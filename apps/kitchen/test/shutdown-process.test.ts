@@ -1,12 +1,12 @@
-import { spawn, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { readEvents, ROOT, type OtherFrame } from './child-server.js';
+import { killKitchens, startKitchenProcess } from './kitchen-process.js';
 import type { RunEvent } from 'reins';
 
 // Issue 16.12, with real processes: SIGTERM to `kitchen start` (embedded PGlite) while 40 SSE
@@ -15,7 +15,6 @@ import type { RunEvent } from 'reins';
 // (committed ⇔ 2xx), every stream ends with a `done`, and the runs cut short resume after the
 // restart on the same data directory.
 
-const KITCHEN_BIN = fileURLToPath(new URL('../bin/kitchen.js', import.meta.url));
 const STREAMS = 40;
 const WRITES = 24;
 
@@ -68,52 +67,6 @@ function fakeModelServer() {
   };
 }
 
-interface Kitchen {
-  readonly url: string;
-  output(): string;
-  /** SIGTERM; resolves with the exit code. */
-  terminate(): Promise<number | null>;
-  kill(): void;
-}
-
-async function startKitchen(env: Record<string, string>): Promise<Kitchen> {
-  const child = spawn(process.execPath, [KITCHEN_BIN, 'start'], {
-    env: { PATH: process.env['PATH'] ?? '', PORT: '0', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  child.stderr.on('data', (chunk: Buffer) => (out += chunk.toString('utf8')));
-  const exited = new Promise<number | null>((resolve) =>
-    child.once('exit', (code, signal) => {
-      if (signal !== null) out += `\n(exited on ${signal})`;
-      resolve(code);
-    }),
-  );
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setInterval(() => {
-      const found = /Xiaojia Kitchen on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (found !== undefined) {
-        clearInterval(timer);
-        resolve(found);
-      }
-    }, 20);
-    void exited.then(() => {
-      clearInterval(timer);
-      reject(new Error(`kitchen exited early:\n${out}`));
-    });
-  });
-  return {
-    url,
-    output: () => out,
-    terminate: () => {
-      child.kill('SIGTERM');
-      return exited;
-    },
-    kill: () => child.kill('SIGKILL'),
-  };
-}
-
 async function login(url: string): Promise<string> {
   const response = await fetch(`${url}/api/auth/login`, {
     method: 'POST',
@@ -127,7 +80,6 @@ async function login(url: string): Promise<string> {
 let dataDir = '';
 const model = fakeModelServer();
 let modelUrl = '';
-const running: Kitchen[] = [];
 
 beforeAll(async () => {
   // The process runs the built app: build it (incremental), so a stale dist/ cannot hide a bug.
@@ -138,7 +90,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  for (const k of running) k.kill();
+  killKitchens();
   model.server.closeAllConnections();
   model.server.close();
   await rm(dataDir, { recursive: true, force: true });
@@ -154,8 +106,7 @@ describe('SIGTERM to kitchen start (embedded, real processes)', () => {
       REINS_MAX_CONCURRENT_RUNS: 'off',
       REINS_USER_RUNS_PER_MINUTE: 'off',
     };
-    const first = await startKitchen(env);
-    running.push(first);
+    const first = await startKitchenProcess(env);
     const cookie = await login(first.url);
     const headers = { cookie, 'content-type': 'application/json' };
 
@@ -199,7 +150,7 @@ describe('SIGTERM to kitchen start (embedded, real processes)', () => {
       ),
     );
     await oneAnswered;
-    const exitCode = first.terminate();
+    const exitCode = first.stop();
     const answers = await Promise.all(writes);
     for (const s of opened) await s.ended;
     expect(await exitCode).toBe(0);
@@ -225,8 +176,7 @@ describe('SIGTERM to kitchen start (embedded, real processes)', () => {
 
     // The restart: the model answers now; what was committed is there, the cut runs resume.
     model.release();
-    const second = await startKitchen(env);
-    running.push(second);
+    const second = await startKitchenProcess(env);
     const resumedLine = new RegExp(`runs after the restart: ${STREAMS / 2} resumed`);
     for (let waited = 0; !resumedLine.test(second.output()) && waited < 5_000; waited += 50)
       await new Promise((r) => setTimeout(r, 50));
@@ -254,6 +204,6 @@ describe('SIGTERM to kitchen start (embedded, real processes)', () => {
       }
       expect(status, `run ${s.runId}`).toBe('success');
     }
-    expect(await second.terminate()).toBe(0);
+    expect(await second.stop()).toBe(0);
   }, 120_000);
 });
