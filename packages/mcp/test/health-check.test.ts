@@ -1,9 +1,27 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import { createToolPolicies, defaultDeps, executeAction, type ActEnv } from 'reins';
+import {
+  createToolPolicies,
+  defaultDeps,
+  executeAction,
+  type ActEnv,
+  type AnyTool,
+  type ToolPolicies,
+} from 'reins';
 import { mcpHealthCheck } from '@reins/mcp';
 import { bridges, tool } from './helpers.js';
 
 const open = bridges();
+
+/** How a run calls one tool under the app's policies. */
+const envFor = (tool: AnyTool, policies: ToolPolicies): ActEnv => ({
+  registry: new Map([[tool.name, tool]]),
+  principal: { id: 'u1' },
+  runId: 'r1',
+  signal: new AbortController().signal,
+  defaultTimeoutMs: 5_000,
+  deps: defaultDeps,
+  policies,
+});
 afterAll(() => open.closeAll());
 
 describe('mcpHealthCheck: the MCP health table', () => {
@@ -16,15 +34,7 @@ describe('mcpHealthCheck: the MCP health table', () => {
     expect(healthy.latencyMs).toBeGreaterThanOrEqual(0);
 
     const failing = tool(bridge, 'fail');
-    const env: ActEnv = {
-      registry: new Map([[failing.name, failing]]),
-      principal: { id: 'u1' },
-      runId: 'r1',
-      signal: new AbortController().signal,
-      defaultTimeoutMs: 5_000,
-      deps: defaultDeps,
-      policies,
-    };
+    const env = envFor(failing, policies);
     const observation = await executeAction(
       { actId: 'a1', tool: 'fail', input: { kind: 'unavailable' } },
       env,
@@ -54,15 +64,7 @@ describe('breakers of imported tools probe their server (issue 16.15)', () => {
     });
     const check = mcpHealthCheck(bridge, policies);
     const failing = tool(bridge, 'fail');
-    const env: ActEnv = {
-      registry: new Map([[failing.name, failing]]),
-      principal: { id: 'u1' },
-      runId: 'r1',
-      signal: new AbortController().signal,
-      defaultTimeoutMs: 5_000,
-      deps: defaultDeps,
-      policies,
-    };
+    const env = envFor(failing, policies);
     await executeAction({ actId: 'a1', tool: 'fail', input: { kind: 'unavailable' } }, env);
     await new Promise((resolve) => setTimeout(resolve, 10));
     expect((await check()).tools).toMatchObject({ fail: 'open' });
