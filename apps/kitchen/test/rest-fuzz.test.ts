@@ -136,6 +136,7 @@ const V1: Record<string, RouteCase> = {
   'GET /v1/conversations/:id': {},
   'DELETE /v1/conversations/:id': {},
   'GET /health': {},
+  'GET /health/live': {},
   'GET /metrics': {},
 };
 
