@@ -17,10 +17,11 @@ import { actEnv } from './helpers.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** A tool over a dependency that is `up` or not; its probe asks the same dependency. */
-function dependency() {
+function dependency(options: { failures?: number; openMs?: number; probeThrows?: boolean } = {}) {
   const state = { up: false, calls: 0, probes: 0 };
   const probe = () => {
     state.probes++;
+    if (options.probeThrows === true) throw new Error('probe exploded');
     return state.up;
   };
   const tool = defineTool({
@@ -29,7 +30,7 @@ function dependency() {
     input: z.object({}),
     output: z.object({ ok: z.boolean() }),
     readOnly: true,
-    policy: { retries: 0, breaker: { failures: 2, openMs: 80, probe } },
+    policy: { retries: 0, breaker: { failures: options.failures ?? 2, openMs: options.openMs ?? 80, probe } },
     run: () => {
       state.calls++;
       if (!state.up) throw new ToolError('SERVICE_UNAVAILABLE', 'down');
@@ -90,33 +91,12 @@ describe.each([
   });
 
   it('a probe that throws counts as a failed probe', async () => {
-    const transitions: BreakerState[] = [];
-    let probes = 0;
-    const policies = createToolPolicies({ ...extra(), onBreaker: (_t, s) => transitions.push(s) });
-    const tool = defineTool({
-      name: 'svc',
-      description: 'svc',
-      input: z.object({}),
-      output: z.object({ ok: z.boolean() }),
-      readOnly: true,
-      policy: {
-        retries: 0,
-        breaker: {
-          failures: 1,
-          openMs: 60,
-          probe: () => {
-            probes++;
-            throw new Error('probe exploded');
-          },
-        },
-      },
-      run: () => {
-        throw new ToolError('SERVICE_UNAVAILABLE', 'down');
-      },
-    });
+    const policies = createToolPolicies(extra());
+    const { tool, state } = dependency({ failures: 1, openMs: 60, probeThrows: true });
     const env = actEnv([tool], policies);
     await call(env);
-    await until('two probes', () => probes >= 2);
+    state.up = true; // the dependency answers now, but its probe throws: a failed probe all the same
+    await until('two probes', () => state.probes >= 2);
     expect(policies.guardFor(tool).breakerState).toBe('open');
   });
 });
