@@ -267,6 +267,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   }
   app.route('/', opsRoutes(state, health, deps.now(), requests));
 
+  const stopEventLoopMonitor = metrics.monitorEventLoop();
   let sweeper: ReturnType<typeof setInterval> | undefined;
   return {
     app,
@@ -310,6 +311,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     health,
     close: async () => {
       clearInterval(sweeper);
+      stopEventLoopMonitor();
       health.stop();
       if (sharedMode !== undefined) {
         // Streams and JSON waits end without cancelling (the runs are held by workers and go

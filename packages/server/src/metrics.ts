@@ -1,3 +1,4 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunEvent } from 'reins';
 import type { RolloutLike } from './server-options.js';
@@ -111,6 +112,34 @@ export class ServerMetrics {
       labelNames: ['stage'],
       registers,
     });
+  }
+
+  /**
+   * `reins_event_loop_delay_seconds{quantile="0.5"|"0.99"|"1"}` (1: the max): how late this
+   * process's event loop ran a timer due every `resolutionMs` (`perf_hooks.monitorEventLoopDelay`),
+   * over the time since the previous scrape (each scrape starts a new interval). The histogram
+   * records each tick's whole interval, so the resolution is subtracted: an idle loop reads ~0.
+   * A loop blocked by synchronous work (an SQL statement in this thread, a large JSON) shows here
+   * before it shows anywhere else. Returns the function that stops the measuring.
+   */
+  monitorEventLoop(resolutionMs = 10): () => void {
+    const delay = monitorEventLoopDelay({ resolution: resolutionMs });
+    delay.enable();
+    const seconds = (ns: number): number => Math.max(0, ns / 1e6 - resolutionMs) / 1000;
+    new Gauge({
+      name: 'reins_event_loop_delay_seconds',
+      help: `Event-loop delay since the previous scrape (monitorEventLoopDelay, ${resolutionMs} ms resolution subtracted): quantile 0.5, 0.99 and 1 (max).`,
+      labelNames: ['quantile'],
+      registers: [this.registry],
+      collect() {
+        const none = delay.count === 0; // a scrape right after another: no tick yet
+        this.set({ quantile: '0.5' }, none ? 0 : seconds(delay.percentile(50)));
+        this.set({ quantile: '0.99' }, none ? 0 : seconds(delay.percentile(99)));
+        this.set({ quantile: '1' }, none ? 0 : seconds(delay.max));
+        delay.reset();
+      },
+    });
+    return () => delay.disable();
   }
 
   /** Gauges of gradual rollouts, read from their stats at each scrape. */
