@@ -13,6 +13,16 @@ const KITCHEN_BIN = fileURLToPath(new URL('../../apps/kitchen/bin/kitchen.js', i
 const MONITOR = new URL('./loop-monitor.js', import.meta.url).href;
 const CLOCK_TICKS_PER_S = 100; // Linux USER_HZ
 
+/** utime + stime of a /proc `stat` file, in ms; NaN without /proc. @param {string} file */
+function cpuMsOf(file) {
+  try {
+    const fields = readFileSync(file, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
+  } catch {
+    return NaN;
+  }
+}
+
 /**
  * @param {Record<string, string>} env
  * @param {string} loopFile where the loop monitor writes
@@ -59,14 +69,9 @@ export async function startKitchen(env, loopFile) {
     pid,
     output: () => tail,
     /** The server's own CPU time so far (ms), from /proc; NaN elsewhere. */
-    cpuMs() {
-      try {
-        const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-        return ((Number(fields[11]) + Number(fields[12])) * 1000) / CLOCK_TICKS_PER_S;
-      } catch {
-        return NaN;
-      }
-    },
+    cpuMs: () => cpuMsOf(`/proc/${pid}/stat`),
+    /** Its main thread's alone (the one running the event loop; PGlite may have its own). */
+    mainThreadCpuMs: () => cpuMsOf(`/proc/${pid}/task/${pid}/stat`),
     /**
      * The event-loop delay since the last call (ms beyond the monitor's 10 ms sampling), then
      * starts over; undefined when the monitor did not answer.

@@ -8,6 +8,7 @@ import {
   type SharedRole,
 } from '@reins/server';
 import { PG_DB_DEFAULTS } from './db/pg-db.js';
+import { PGLITE_THREAD_DEFAULTS } from './db/pglite-thread.js';
 
 export interface KitchenConfig {
   /** `PORT`, default 8787. */
@@ -30,6 +31,17 @@ export interface KitchenConfig {
   readonly dbQueryTimeoutMs: number;
   /** `REINS_DATA_DIR`: PGlite's directory, default `apps/kitchen/.data`. */
   readonly dataDir: string;
+  /**
+   * `REINS_PGLITE_THREAD` (PGlite): `on` (default) runs the database in a worker thread, so SQL
+   * never blocks the event loop that serves requests; `off` runs it in the main thread, as before.
+   */
+  readonly pgliteThread: boolean;
+  /**
+   * `REINS_PGLITE_TX_IDLE_TIMEOUT_MS` (PGlite in a thread): a transaction whose caller sends
+   * nothing for this long is rolled back (code `25P03`), since everything else waits behind it
+   * (default 5 000).
+   */
+  readonly pgliteTxIdleTimeoutMs: number;
   /**
    * `KITCHEN_SEED`: `demo` seeds the demo households on an empty database. Default `demo` on
    * PGlite, `none` on PostgreSQL: a shared database should not get users with published passwords.
@@ -159,6 +171,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
       PG_DB_DEFAULTS.queryTimeoutMs,
     ),
     dataDir: env['REINS_DATA_DIR'] || DEFAULT_DATA_DIR,
+    pgliteThread: onOff('REINS_PGLITE_THREAD', env['REINS_PGLITE_THREAD'], true),
+    pgliteTxIdleTimeoutMs: wholeNumber(
+      'REINS_PGLITE_TX_IDLE_TIMEOUT_MS',
+      env['REINS_PGLITE_TX_IDLE_TIMEOUT_MS'],
+      PGLITE_THREAD_DEFAULTS.transactionIdleTimeoutMs,
+    ),
     seed,
     redisUrl: env['REDIS_URL']?.trim() || undefined,
     redisPrefix: env['REINS_REDIS_PREFIX']?.trim() || undefined,
@@ -310,7 +328,7 @@ function positiveNumber(name: string, value: string | undefined, fallback: numbe
 export function describeConfig(config: KitchenConfig): string {
   const storage =
     config.databaseUrl === undefined
-      ? `PGlite at ${config.dataDir}`
+      ? `PGlite at ${config.dataDir} (${config.pgliteThread ? 'in a worker thread' : 'in the main thread'})`
       : `PostgreSQL at ${config.databaseUrl.replace(/\/\/([^:@/]+):[^@/]*@/, '//$1:***@')}${config.schema === undefined ? '' : ` (schema ${config.schema})`}, connect ${config.dbConnectTimeoutMs} ms, query ${config.dbQueryTimeoutMs} ms`;
   const redis =
     config.redisUrl === undefined

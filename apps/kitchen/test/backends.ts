@@ -8,6 +8,7 @@ import type { Db } from '../src/db/db.js';
 import { loadMigrations, migrate } from '../src/db/migrate.js';
 import { openStorage } from '../src/db/open-db.js';
 import { openPgliteDb, pgliteDb } from '../src/db/pglite-db.js';
+import { openPgliteThread } from '../src/db/pglite-thread.js';
 
 /**
  * The backends every storage-touching suite runs on. PostgreSQL is the one on this machine
@@ -84,12 +85,21 @@ export interface Backend {
   open(): Promise<OpenedBackend>;
 }
 
+/**
+ * PGlite as `npm start` opens it: in a worker thread. `KITCHEN_TEST_PGLITE_THREAD=off` runs the
+ * suites on PGlite in this thread instead (the `REINS_PGLITE_THREAD=off` fallback).
+ */
+const PGLITE_THREAD = process.env['KITCHEN_TEST_PGLITE_THREAD'] !== 'off';
+
 export const BACKENDS: readonly Backend[] = [
   {
     name: 'pglite',
     skip: false,
     open: async () => {
-      const db = await openPgliteDb({ loadDataDir: await pgliteTemplate() });
+      const loadDataDir = await pgliteTemplate();
+      const db = PGLITE_THREAD
+        ? await openPgliteThread({ loadDataDir })
+        : await openPgliteDb({ loadDataDir });
       await migrate(db); // a no-op on the template; still checks it is current
       return { db, dispose: () => db.close() };
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, readConfig } from '../src/config.js';
+import { ConfigError, describeConfig, readConfig } from '../src/config.js';
 
 describe('limit settings', () => {
   it('default to the server defaults (nothing set), the drain grace to 10 s, health checks every 5 s', () => {
@@ -32,6 +32,23 @@ describe('limit settings', () => {
     expect(() => readConfig({ REINS_MAX_CONCURRENT_RUNS: bad })).toThrow(ConfigError);
     expect(() => readConfig({ REINS_MAX_CONCURRENT_RUNS: bad })).toThrow(
       /REINS_MAX_CONCURRENT_RUNS must be a positive whole number or off/,
+    );
+  });
+});
+
+describe('embedded database settings', () => {
+  it('PGlite runs in a worker thread unless REINS_PGLITE_THREAD=off; the idle deadline defaults to 5 s', () => {
+    const config = readConfig({});
+    expect(config).toMatchObject({ pgliteThread: true, pgliteTxIdleTimeoutMs: 5_000 });
+    expect(describeConfig(config)).toContain('(in a worker thread)');
+    const off = readConfig({ REINS_PGLITE_THREAD: 'off', REINS_PGLITE_TX_IDLE_TIMEOUT_MS: '800' });
+    expect(off).toMatchObject({ pgliteThread: false, pgliteTxIdleTimeoutMs: 800 });
+    expect(describeConfig(off)).toContain('(in the main thread)');
+    expect(() => readConfig({ REINS_PGLITE_THREAD: 'sometimes' })).toThrow(
+      /REINS_PGLITE_THREAD must be on or off/,
+    );
+    expect(() => readConfig({ REINS_PGLITE_TX_IDLE_TIMEOUT_MS: '0' })).toThrow(
+      /REINS_PGLITE_TX_IDLE_TIMEOUT_MS must be a positive whole number/,
     );
   });
 });

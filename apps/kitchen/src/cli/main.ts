@@ -20,6 +20,7 @@ const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT 
        ${MCP_USAGE.replace(/\n/g, '\n       ')}
 
 environment: PORT, DATABASE_URL (PostgreSQL; unset → PGlite), REINS_DATA_DIR (PGlite directory),
+             REINS_PGLITE_THREAD (on | off), REINS_PGLITE_TX_IDLE_TIMEOUT_MS (PGlite in its thread),
              REINS_DB_CONNECT_TIMEOUT_MS, REINS_DB_QUERY_TIMEOUT_MS (PostgreSQL deadlines),
              KITCHEN_SEED (demo | none), REDIS_URL (quota counters), KITCHEN_MCP_TOKEN,
              REINS_MODE (embedded | shared), REINS_ROLE, REINS_WORKER_CONCURRENCY,

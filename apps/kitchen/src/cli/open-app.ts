@@ -15,7 +15,11 @@ export interface OpenedKitchen {
 export async function openKitchen(config: KitchenConfig): Promise<OpenedKitchen> {
   const db = await openStorage(
     config.databaseUrl === undefined
-      ? { dataDir: config.dataDir }
+      ? {
+          dataDir: config.dataDir,
+          pgliteThread: config.pgliteThread,
+          transactionIdleTimeoutMs: config.pgliteTxIdleTimeoutMs,
+        }
       : {
           databaseUrl: config.databaseUrl,
           ...(config.schema === undefined ? {} : { schema: config.schema }),

@@ -40,12 +40,18 @@ export async function startApp(
   io: CliIo,
   extra: Pick<KitchenServerOptions, 'extend' | 'logger'> = {},
 ): Promise<RunningApp> {
-  const { db, services, seeded } = await openKitchen(config);
-  const nutrition = await connectNutrition({
+  // The nutrition server starts while the database opens (in its own thread, the main one is
+  // free meanwhile). connectNutrition never throws: a server that does not start is `down`.
+  const connecting = connectNutrition({
     redisUrl: config.redisUrl,
     url: config.nutritionMcpUrl,
     token: config.nutritionMcpToken,
   });
+  const { db, services, seeded } = await openKitchen(config).catch(async (error: unknown) => {
+    await (await connecting).close();
+    throw error;
+  });
+  const nutrition = await connecting;
   let running: RunningServer | undefined;
   try {
     const { model, reason } = await kitchenModel(io.env);

@@ -16,4 +16,16 @@ export interface Db extends Queryable {
   readonly backend: 'pglite' | 'postgres';
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
+  /**
+   * Optional: the database's state, asked without queueing behind the statements it is running
+   * (PGlite in its thread, one connection). Absent: ask it with a statement.
+   */
+  probe?(): Promise<DbProbe>;
+}
+
+export interface DbProbe {
+  /** Statements waiting for their answer. */
+  readonly waiting: number;
+  /** Since a statement last succeeded (~0 when idle: the probe then runs `SELECT 1` itself). */
+  readonly sinceOkMs: number;
 }

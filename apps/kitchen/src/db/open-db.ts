@@ -1,13 +1,20 @@
 import type { Db } from './db.js';
 import { migrate } from './migrate.js';
 import { openPgDb } from './pg-db.js';
-import { openPgliteDb } from './pglite-db.js';
+import { openPgliteThread } from './pglite-thread.js';
 
 export interface StorageOptions {
   /** PostgreSQL when set; otherwise PGlite. */
   readonly databaseUrl?: string;
   /** PGlite's data directory; omitted → in memory. */
   readonly dataDir?: string;
+  /**
+   * PGlite in a worker thread (default `true`, `REINS_PGLITE_THREAD=on`): the event loop that
+   * serves requests never runs SQL. `false`: in this thread, as before (`openPgliteDb`).
+   */
+  readonly pgliteThread?: boolean;
+  /** PGlite in a thread: see `PgliteThreadOptions.transactionIdleTimeoutMs` (default 5 000 ms). */
+  readonly transactionIdleTimeoutMs?: number;
   /** PostgreSQL schema (default `public`). */
   readonly schema?: string;
   /** PostgreSQL: see `PgDbOptions.connectionTimeoutMs` (default 1 000 ms). */
@@ -28,7 +35,7 @@ export async function openStorage(options: StorageOptions): Promise<Db> {
             : { connectionTimeoutMs: options.connectTimeoutMs }),
           ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
         })
-      : await openPgliteDb(options.dataDir === undefined ? {} : { dataDir: options.dataDir });
+      : await openPglite(options);
   try {
     await migrate(db);
   } catch (error) {
@@ -36,4 +43,19 @@ export async function openStorage(options: StorageOptions): Promise<Db> {
     throw error;
   }
   return db;
+}
+
+async function openPglite(options: StorageOptions): Promise<Db> {
+  const dataDir = options.dataDir === undefined ? {} : { dataDir: options.dataDir };
+  if (options.pgliteThread === false) {
+    // Loaded only here: with the thread, this thread never loads PGlite at all.
+    const { openPgliteDb } = await import('./pglite-db.js');
+    return openPgliteDb(dataDir);
+  }
+  return openPgliteThread({
+    ...dataDir,
+    ...(options.transactionIdleTimeoutMs === undefined
+      ? {}
+      : { transactionIdleTimeoutMs: options.transactionIdleTimeoutMs }),
+  });
 }

@@ -18,6 +18,7 @@ import { unavailableResponse } from '../http/errors.js';
 import { useSecurityGuards } from '../http/security-guards.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
 import { kitchenAuthenticate } from './authenticate.js';
+import { dbCheck } from './db-check.js';
 
 export interface KitchenServerOptions {
   readonly services: KitchenServices;
@@ -92,10 +93,7 @@ export interface KitchenServer {
 export function createKitchenServer(options: KitchenServerOptions): KitchenServer {
   const { services } = options;
   const checks: Record<string, HealthCheck> = {
-    db: async () => {
-      await services.env.db.query('SELECT 1');
-      return { status: 'up', backend: services.env.db.backend };
-    },
+    db: dbCheck(services.env.db),
     nutrition: options.nutritionHealth ?? (() => ({ status: 'disabled', detail: 'no nutrition server' })),
     model: () => ({
       status: 'up',

@@ -1,13 +1,21 @@
 const DAY_MS = 86_400_000;
 
+// One formatter per time zone: making one costs ~0.2 ms (using one ~2 µs), and every model step asks for the date.
+const formats = new Map<string, Intl.DateTimeFormat>();
+
 /** `YYYY-MM-DD` of `now` in `timeZone`. */
 export function localDate(now: Date, timeZone: string): string {
-  return new Intl.DateTimeFormat('en-CA', {
-    timeZone,
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  }).format(now);
+  let format = formats.get(timeZone);
+  if (format === undefined) {
+    format = new Intl.DateTimeFormat('en-CA', {
+      timeZone,
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+    });
+    formats.set(timeZone, format);
+  }
+  return format.format(now);
 }
 
 export function addDays(date: string, days: number): string {
