@@ -61,6 +61,14 @@ describe('reins run', () => {
     expect(result.out).toContain('Error MODEL_FAILED');
   });
 
+  it('--help and -h print the usage and exit 0, alone or after run', async () => {
+    for (const argv of [['--help'], ['-h'], ['help'], ['run', '--help'], ['run', '-q', 'x', '-h'], []]) {
+      const { code, out, err } = await cli(...argv);
+      expect({ argv, code, err }).toEqual({ argv, code: 0, err: '' });
+      expect(out).toContain('Usage: reins run --query');
+    }
+  });
+
   it('refuses bad command lines with INVALID_PARAMETER and exit 2', async () => {
     for (const argv of [
       ['run'],

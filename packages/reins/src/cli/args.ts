@@ -47,6 +47,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (command === undefined || command === 'help' || command === '--help' || command === '-h')
     return { command: 'help' };
   if (command !== 'run') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
+  if (rest.includes('--help') || rest.includes('-h')) return { command: 'help' };
   let values;
   try {
     ({ values } = parseArgs({
