@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { createServer, type AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,9 @@ import { main } from '../src/cli/main.js';
 import type { CliIo } from '../src/cli/io.js';
 import { startKitchen } from '../src/cli/serve.js';
 import { describeConfig, readConfig } from '../src/config.js';
+import { PortInUseError, portError } from '../src/cli/port-check.js';
 import { BACKENDS, PG_URL } from './backends.js';
+import { runKitchen } from './kitchen-process.js';
 
 function capture(env: NodeJS.ProcessEnv) {
   const out: string[] = [];
@@ -74,6 +77,47 @@ describe('kitchen CLI on the embedded default', () => {
     expect(await main(['admin', 'reset-password', 'mama', '--password', 'short'], weak.io)).toBe(1);
     expect(weak.err.join('\n')).toMatch(/INVALID_PARAMETER \(password\)/);
   }, 60_000);
+
+  it('--help and -h print the usage and exit 0 for every command, before reading the configuration', async () => {
+    for (const argv of [
+      ['--help'],
+      ['-h'],
+      ['help'],
+      [],
+      ['start', '--help'],
+      ['serve', '-h'],
+      ['ask', '--help'],
+      ['mcp', '--help'],
+      ['admin', '--help'],
+    ]) {
+      const out = capture({ ...env(), PORT: 'not-a-port' });
+      expect({ argv, code: await main(argv, out.io), err: out.err }).toEqual({ argv, code: 0, err: [] });
+      expect(out.text()).toContain('usage: kitchen start');
+    }
+  });
+
+  it('a busy port is one line and exit 1, before the database opens (no stack trace)', async () => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      for (const command of ['start', 'serve']) {
+        const { code, output } = await runKitchen([command], { REINS_DATA_DIR: dataDir, PORT: String(port) });
+        expect({ command, code }).toEqual({ command, code: 1 });
+        expect(output.trim()).toBe(`port ${port} is in use; set PORT`);
+      }
+    } finally {
+      holder.close();
+    }
+  }, 60_000);
+
+  it('a port taken between the check and the listen gives the same line', () => {
+    const taken = Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' });
+    expect(portError(taken, 8787)).toEqual(new PortInUseError(8787));
+    expect((portError(taken, 8787) as Error).message).toBe('port 8787 is in use; set PORT');
+    const other = Object.assign(new Error('listen EACCES'), { code: 'EACCES' });
+    expect(portError(other, 80)).toBe(other);
+  });
 
   it('serve prints the URL and the demo logins on PGlite', async () => {
     const out = capture(env());

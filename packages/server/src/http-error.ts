@@ -16,7 +16,12 @@ export type ApiErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE';
 
 export interface ApiErrorBody {
-  readonly error: { readonly code: ApiErrorCode; readonly message: string };
+  readonly error: {
+    readonly code: ApiErrorCode;
+    readonly message: string;
+    /** What the client can use to correct the request (e.g. `agents` for an unknown agent). */
+    readonly [detail: string]: unknown;
+  };
 }
 
 /**
@@ -30,22 +35,40 @@ export class ApiError extends Error {
     readonly code: ApiErrorCode,
     message: string,
     readonly headers: Readonly<Record<string, string>> = {},
+    /** Extra fields of the error body (`code` and `message` are the class's own). */
+    readonly details: Readonly<Record<string, unknown>> = {},
   ) {
     super(message);
     this.name = 'ApiError';
   }
 }
 
-export function errorBody(code: ApiErrorCode, message: string): ApiErrorBody {
-  return { error: { code, message } };
+export function errorBody(
+  code: ApiErrorCode,
+  message: string,
+  details: Readonly<Record<string, unknown>> = {},
+): ApiErrorBody {
+  return { error: { ...details, code, message } };
 }
 
 export function sendError(c: Context, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  return c.json(errorBody(error.code, error.message), error.status);
+  return c.json(errorBody(error.code, error.message, error.details), error.status);
 }
 
 export const notFound = (what = 'run'): ApiError => new ApiError(404, 'NOT_FOUND', `no such ${what}`);
+
+/** An agent name the server does not have: 404 naming the ones it has (also in `error.agents`). */
+export const unknownAgent = (name: string, agents: Iterable<string>): ApiError => {
+  const names = [...agents];
+  return new ApiError(
+    404,
+    'NOT_FOUND',
+    `no such agent ${JSON.stringify(name.slice(0, 100))}; agents: ${names.join(', ')}`,
+    {},
+    { agents: names },
+  );
+};
 
 /** A dependency (the run store's database, …) cannot answer now: 503 with its `Retry-After`. */
 export const unavailable = (thrown: DependencyUnavailableError): ApiError =>

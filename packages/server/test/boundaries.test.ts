@@ -61,11 +61,13 @@ describe('request boundaries: errors are JSON data with a code', () => {
     expect(await bad.json()).toMatchObject({ error: { code: 'INVALID_PARAMETER' } });
   });
 
-  it('an unknown agent or route → 404 NOT_FOUND; answering a run that asks nothing → 400 / 409', async () => {
-    running = await start({ agents: agents() });
+  it('an unknown agent (answered with the list of agents) or route → 404 NOT_FOUND; answering a run that asks nothing → 400 / 409', async () => {
+    running = await start({ agents: { ...agents(), b: { model: scriptModel([final('ok')]) } } });
     const r = await postJson(`${running.url}/v1/runs`, { agent: 'nope', input: 'q' }, as('u'));
     expect(r.status).toBe(404);
-    expect(r.body).toEqual({ error: { code: 'NOT_FOUND', message: 'no such agent' } });
+    expect(r.body).toEqual({
+      error: { code: 'NOT_FOUND', message: 'no such agent "nope"; agents: a, b', agents: ['a', 'b'] },
+    });
     const route = await fetch(`${running.url}/v2/anything`);
     expect(route.status).toBe(404);
     expect(await route.json()).toMatchObject({ error: { code: 'NOT_FOUND' } });

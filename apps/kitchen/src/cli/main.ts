@@ -7,6 +7,7 @@ import { askCommand, ASK_USAGE } from './ask.js';
 import { processIo, UsageError, type CliIo } from './io.js';
 import { mcpCommand, MCP_USAGE } from './mcp-command.js';
 import { startKitchen } from './serve.js';
+import { PortInUseError } from './port-check.js';
 import { startApp } from './start.js';
 
 const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT (default 8787): REST API (/api),
@@ -44,6 +45,11 @@ function readRole(args: readonly string[]): string | undefined {
 /** Returns an exit code, or undefined while `serve` keeps running. */
 export async function main(argv: string[], io: CliIo = processIo): Promise<number | undefined> {
   const [command, ...args] = argv;
+  const asksForHelp = [undefined, 'help', '--help', '-h'].includes(command);
+  if (asksForHelp || args.includes('--help') || args.includes('-h')) {
+    io.out(USAGE);
+    return 0;
+  }
   try {
     const role = command === 'start' ? readRole(args) : undefined;
     const config = readConfig(io.env, role);
@@ -79,7 +85,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
       return 0;
     }
     io.out(USAGE);
-    return command === undefined || command === 'help' || command === '--help' ? 0 : 2;
+    return 2;
   } catch (error) {
     if (error instanceof ConfigError) {
       io.err(`configuration error: ${error.message}`);
@@ -88,6 +94,10 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     if (error instanceof DataDirLockedError) {
       io.err(`data directory in use: ${error.message}`);
       return 2;
+    }
+    if (error instanceof PortInUseError) {
+      io.err(error.message);
+      return 1;
     }
     if (error instanceof DependencyUnavailableError) {
       io.err(`error SERVICE_UNAVAILABLE: ${error.message}`);

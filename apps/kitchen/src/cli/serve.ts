@@ -7,6 +7,7 @@ import { createKitchenApp } from '../http/app.js';
 import { DEMO_USERS } from '../seed/demo-data.js';
 import type { CliIo } from './io.js';
 import { openKitchen } from './open-app.js';
+import { assertPortFree, portError } from './port-check.js';
 
 export interface RunningKitchen {
   readonly url: string;
@@ -15,6 +16,7 @@ export interface RunningKitchen {
 
 /** Starts the REST API on 127.0.0.1; demo logins are printed on the embedded default only. */
 export async function startKitchen(config: KitchenConfig, io: CliIo): Promise<RunningKitchen> {
+  await assertPortFree(config.host, config.port);
   const { db, services, seeded } = await openKitchen(config);
   const api = createKitchenApp({
     services,
@@ -32,7 +34,7 @@ export async function startKitchen(config: KitchenConfig, io: CliIo): Promise<Ru
     s.once('error', reject);
   }).catch(async (error: unknown) => {
     await db.close();
-    throw error;
+    throw portError(error, config.port);
   });
   const url = `http://${config.host}:${(server.address() as AddressInfo).port}`;
   io.out(

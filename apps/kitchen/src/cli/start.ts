@@ -10,6 +10,7 @@ import { webDistDir } from '@reins/web';
 import { webAssets } from '../http/web-assets.js';
 import type { CliIo } from './io.js';
 import { openKitchen } from './open-app.js';
+import { assertPortFree, portError } from './port-check.js';
 import { sqlConversationStore, sqlRunStore } from '@reins/stores';
 import { pgQueryable } from '../db/pg-queryable.js';
 
@@ -40,6 +41,7 @@ export async function startApp(
   io: CliIo,
   extra: Pick<KitchenServerOptions, 'extend' | 'logger'> = {},
 ): Promise<RunningApp> {
+  await assertPortFree(config.host, config.port);
   // The nutrition server starts while the database opens (in its own thread, the main one is
   // free meanwhile). connectNutrition never throws: a server that does not start is `down`.
   const connecting = connectNutrition({
@@ -53,6 +55,7 @@ export async function startApp(
   });
   const nutrition = await connecting;
   let running: RunningServer | undefined;
+  let closeKitchen: (() => Promise<void>) | undefined;
   try {
     const { model, reason } = await kitchenModel(io.env);
     // Runs, pauses and conversations live in the app's own database (PGlite or PostgreSQL).
@@ -82,8 +85,11 @@ export async function startApp(
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,
     });
+    closeKitchen = () => kitchen.close();
     const recovered = await kitchen.reins.recover();
-    running = await serve(kitchen.app, { port: config.port, host: config.host });
+    running = await serve(kitchen.app, { port: config.port, host: config.host }).catch((error: unknown) => {
+      throw portError(error, config.port);
+    });
     const url = running.url;
     io.out(
       `Xiaojia Kitchen on ${url}  — open it in a browser (${describeConfig(config)}${seeded ? ', demo data seeded now' : ''})`,
@@ -129,6 +135,7 @@ export async function startApp(
     };
   } catch (error) {
     await running?.close();
+    await closeKitchen?.();
     await nutrition.close();
     await db.close();
     throw error;

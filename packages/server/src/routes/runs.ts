@@ -1,7 +1,7 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import type { Principal } from 'reins';
-import { ApiError, notFound } from '../http-error.js';
+import { ApiError, notFound, unknownAgent } from '../http-error.js';
 import { checkBodyText } from '../refuse-bad-text.js';
 import { applyRunOptions, readRunOptions, type RunOptions } from '../run-options.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
@@ -40,7 +40,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       } = await readRunRequest(c, s.limits.maxInputChars);
       if (s.isStopPhrase(input)) return c.json(await stopRuns(s, principal));
       const definition = s.agents.get(agent);
-      if (definition === undefined) throw notFound('agent');
+      if (definition === undefined) throw unknownAgent(agent, s.agents.keys());
 
       // One fail-open budget for every limit check of this run (a black-holed Redis costs it one deadline).
       const checks = s.quota.budget();
