@@ -1,11 +1,11 @@
 import { serve } from '@hono/node-server';
 import { Hono } from 'hono';
 import { pino } from 'pino';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext } from 'playwright-core';
 import { build } from 'vite';
@@ -48,7 +48,15 @@ export const CHROMIUM_ARGS = [
 ];
 
 const WEB_ROOT = fileURLToPath(new URL('..', import.meta.url));
-export const SCREENSHOTS = fileURLToPath(new URL('../../../docs/screenshots/', import.meta.url));
+/**
+ * Where the browser tests save their screenshots: an ignored folder, so `npm test` leaves the
+ * working tree clean. `npm run screenshots` points it at `docs/screenshots/` (the README's).
+ */
+export const SCREENSHOTS = `${resolve(
+  fileURLToPath(new URL('../../..', import.meta.url)),
+  process.env['REINS_SCREENSHOTS_DIR'] ?? '.screenshots',
+)}/`;
+mkdirSync(SCREENSHOTS, { recursive: true });
 
 /** A model the test controls: scripted replies; a reply may wait at a gate the test opens. */
 export class ControlledModel implements Model {
