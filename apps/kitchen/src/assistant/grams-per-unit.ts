@@ -2,7 +2,7 @@ import { normalizeName } from '../domain/ingredient-names.js';
 
 /**
  * How many grams a recipe quantity is: our rules for `mcp_derived` nutrition (documented in
- * the README). Weights and volumes convert exactly (1 ml counts as 1 g); counts need a typical
+ * docs/kitchen.md). Weights and volumes convert exactly (1 ml counts as 1 g); counts need a typical
  * weight for the thing counted, and a count we have no rule for is not guessed — the
  * ingredient is left out of the sum and listed as such.
  */

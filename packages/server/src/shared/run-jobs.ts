@@ -62,7 +62,7 @@ export function runQueue(connection: Redis, prefix: string): Queue<RunJob> {
  * Adds a job; `delayMs` for a pause's expiry. A user waiting on an answer, an approval or a
  * cancel goes first: BullMQ takes jobs without a priority before prioritized ones, so new runs
  * and expiries get priority 1 and never hold up an answer (measured: an approval's p99 under
- * load fell from 378 ms to the table in the README).
+ * load fell from 378 ms to the table in docs/scaling.md).
  */
 export async function enqueue(queue: Queue<RunJob>, job: RunJob, delayMs = 0): Promise<void> {
   const waiting = job.action !== undefined && job.action.kind !== 'expire';
