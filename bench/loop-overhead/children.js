@@ -22,7 +22,7 @@ export function memory(runs, reps) {
       cwd: repo,
     },
   );
-  /** @type {{ runs: number, reps: number, k: number, blockAt: number, reins: Record<string, number[]>, hand: Record<string, number[]> }} */
+  /** @type {{ runs: number, reps: number, k: number, blockAt: number, reins: Record<string, number[]>, hand: Record<string, number[]>, afterThree: { k: number, blockAt: number, inFlightBytesPerRun: Record<string, number[]> } }} */
   const parsed = JSON.parse(out);
   /** @param {Record<string, number[]>} m */
   const pick = (m) => ({
@@ -37,6 +37,13 @@ export function memory(runs, reps) {
     blockAt: parsed.blockAt,
     reins: pick(parsed.reins),
     hand: pick(parsed.hand),
+    /** K=5 runs blocked on model call 4: after three tool steps. */
+    afterThree: {
+      k: parsed.afterThree.k,
+      blockAt: parsed.afterThree.blockAt,
+      reins: summarize(parsed.afterThree.inFlightBytesPerRun.reins ?? []),
+      hand: summarize(parsed.afterThree.inFlightBytesPerRun.hand ?? []),
+    },
   };
 }
 

@@ -40,6 +40,11 @@ const outFile = outArg >= 0 ? args[outArg + 1] : undefined;
 /** Targets (see bench/README.md). */
 const TARGET_RATIO = 3;
 const TARGET_BYTES_PER_RUN = 8 * 1024;
+/** Issue 17 item 6: with 100 runs in flight, at least this many runs/s and this share of the hand loop's. */
+const TARGET_RUNS_PER_SEC = 10_000;
+const TARGET_THROUGHPUT_RATIO = 0.35;
+/** Issue 17 item 4: `import('reins')` over Node's own start. */
+const TARGET_IMPORT_MS = 150;
 
 const gc = /** @type {(() => void) | undefined} */ (globalThis.gc);
 
@@ -257,6 +262,20 @@ async function main() {
       ]),
     ),
   );
+  console.log(
+    `\n## Memory per run in flight after three tool steps: ${mem.runs} runs (K=${mem.afterThree.k}) blocked on model call ${mem.afterThree.blockAt}\n`,
+  );
+  console.log(
+    table(
+      ['variant', 'reps', 'median bytes/run', 'min bytes/run'],
+      /** @type {const} */ (['reins', 'hand']).map((name) => [
+        name === 'reins' ? 'reins' : 'hand-written loop',
+        mem.reps,
+        int(mem.afterThree[name].median),
+        int(mem.afterThree[name].min),
+      ]),
+    ),
+  );
 
   // 5. import time
   const imp = importTime(QUICK ? 5 : 15);
@@ -315,8 +334,8 @@ async function main() {
     `${int(reinsRate)} / ${int(handRate)}`,
     '',
     `${fmt(reinsRate / handRate)}×`,
-    '—',
-    'info',
+    `≥ ${int(TARGET_RUNS_PER_SEC)} and ≥ ${TARGET_THROUGHPUT_RATIO}×`,
+    verdict(reinsRate >= TARGET_RUNS_PER_SEC && reinsRate / handRate >= TARGET_THROUGHPUT_RATIO),
   ]);
   const bytes = mem.reins.inFlightBytesPerRun.median;
   summary.push([
@@ -327,7 +346,23 @@ async function main() {
     `< ${int(TARGET_BYTES_PER_RUN)}`,
     verdict(bytes < TARGET_BYTES_PER_RUN),
   ]);
-  summary.push(["import('reins') ms", fmt(imp.importCostMs, 1), '', '', '—', 'info']);
+  const bytes3 = mem.afterThree.reins.median;
+  summary.push([
+    'bytes per run in flight after three tool steps: reins / hand',
+    `${int(bytes3)} / ${int(mem.afterThree.hand.median)}`,
+    '',
+    '',
+    `≤ ${int(TARGET_BYTES_PER_RUN)}`,
+    verdict(bytes3 <= TARGET_BYTES_PER_RUN),
+  ]);
+  summary.push([
+    "import('reins') ms",
+    fmt(imp.importCostMs, 1),
+    '',
+    '',
+    `≤ ${TARGET_IMPORT_MS}`,
+    verdict(imp.importCostMs <= TARGET_IMPORT_MS),
+  ]);
   console.log('\n## Summary\n');
   console.log(table(['metric', 'median', 'p95', 'ratio', 'target', 'result'], summary));
 
@@ -335,7 +370,13 @@ async function main() {
     benchmark: 'loop-overhead',
     at: new Date().toISOString(),
     env: { ...env, loadavgAtEnd: os.loadavg() },
-    targets: { ratioToHandLoop: TARGET_RATIO, bytesPerRunInFlight: TARGET_BYTES_PER_RUN },
+    targets: {
+      ratioToHandLoop: TARGET_RATIO,
+      bytesPerRunInFlight: TARGET_BYTES_PER_RUN,
+      runsPerSecAt100: TARGET_RUNS_PER_SEC,
+      throughputRatioToHand: TARGET_THROUGHPUT_RATIO,
+      importMs: TARGET_IMPORT_MS,
+    },
     perStepMicros: steps,
     throughput: tput,
     memory: mem,
@@ -344,6 +385,9 @@ async function main() {
       ratioK3: stepOf(REINS_RESULT.name, 3).median / handMedian(3) <= TARGET_RATIO,
       ratioK20: stepOf(REINS_RESULT.name, 20).median / handMedian(20) <= TARGET_RATIO,
       memory: bytes < TARGET_BYTES_PER_RUN,
+      memoryAfterThreeSteps: bytes3 <= TARGET_BYTES_PER_RUN,
+      throughput: reinsRate >= TARGET_RUNS_PER_SEC && reinsRate / handRate >= TARGET_THROUGHPUT_RATIO,
+      importTime: imp.importCostMs <= TARGET_IMPORT_MS,
     },
   };
   const dir = join(repo, 'bench', 'results');

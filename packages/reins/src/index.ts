@@ -9,6 +9,7 @@ export {
   validateDecision,
   decisionFromToolCalls,
   parseStructured,
+  loadRepairParsers,
   DEFAULT_PARSE_LIMITS,
   type ActionCall,
   type Decision,
@@ -182,6 +183,7 @@ export {
 } from './errors.js';
 export { maskPii, maskPiiText } from './sanitize/mask-pii.js';
 export { canonicalJson } from './util/canonical-json.js';
+export { loadLazyParts } from './lazy-parts.js';
 export { defaultDeps, type RunDeps } from './util/deps.js';
 export { FollowCursor } from './util/follow-cursor.js';
 export { demoModel, DEMO_NOTICE } from './models/demo-model.js';

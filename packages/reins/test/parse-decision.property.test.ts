@@ -1,14 +1,18 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   DEFAULT_PARSE_LIMITS,
+  loadLazyParts,
   parseDecision,
   parseStructured,
   type DecisionParse,
   type ParseFailure,
   type ParseVia,
 } from 'reins';
+
+// The repair parsers load on first need; these tests call the parser directly, outside a run.
+beforeAll(() => loadLazyParts());
 
 const VIAS: readonly ParseVia[] = ['clean', 'extracted', 'repaired'];
 const FAILURES: readonly ParseFailure[] = [

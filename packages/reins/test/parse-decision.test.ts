@@ -1,8 +1,9 @@
 import { jsonrepair } from 'jsonrepair';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   DEFAULT_PARSE_LIMITS,
+  loadLazyParts,
   canonicalJson,
   parseDecision,
   parseStructured,
@@ -10,6 +11,9 @@ import {
   type ParseFailure,
   type ParseVia,
 } from 'reins';
+
+// The repair parsers load on first need; these tests call the parser directly, outside a run.
+beforeAll(() => loadLazyParts());
 
 const anyObject = z.record(z.string(), z.unknown());
 

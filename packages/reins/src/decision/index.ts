@@ -17,3 +17,4 @@ export {
   type StructuredSchema,
   type Validation,
 } from './parse-structured.js';
+export { loadRepairParsers } from './repair-parsers.js';

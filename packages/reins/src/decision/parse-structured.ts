@@ -1,7 +1,6 @@
-import JSON5 from 'json5';
-import { jsonrepair } from 'jsonrepair';
 import type { z } from 'zod';
 import { balancedObjects, fencedBlocks, nestingDepth, valueDepth } from './json-candidates.js';
+import { repairParsers, type RepairParsers } from './repair-parsers.js';
 
 /**
  * How the JSON was obtained: as-is, cut out of surrounding text, or after the one repair.
@@ -22,6 +21,11 @@ export type StructuredParse<T> =
       readonly message: string;
       /** Set when JSON was found but failed the schema. */
       readonly via?: ParseVia;
+      /**
+       * The reply needed the one repair and the repair parsers were not loaded yet (they load
+       * on first need): await `loadRepairParsers()` and parse again for the final answer.
+       */
+      readonly repairPending?: true;
     };
 
 export interface ParseLimits {
@@ -48,7 +52,8 @@ export type StructuredSchema<T> =
   z.ZodType<T> | ((value: Readonly<Record<string, unknown>>) => Validation<T>);
 
 type JsonFound =
-  { value: Record<string, unknown>; via: ParseVia } | { failure: ParseFailure; message: string };
+  | { value: Record<string, unknown>; via: ParseVia }
+  | { failure: ParseFailure; message: string; pending?: true };
 
 /**
  * Strict JSON → extraction (code fences, prose around: the first balanced object that fits
@@ -97,7 +102,11 @@ function judge<T>(
   limits: ParseLimits,
   depthChecked = false,
 ): StructuredParse<T> {
-  if ('failure' in found) return failed(raw, found.failure, found.message);
+  if ('failure' in found) {
+    if (found.pending === true)
+      return { ok: false, raw, failure: found.failure, message: found.message, repairPending: true };
+    return failed(raw, found.failure, found.message);
+  }
   if (!depthChecked && tooDeep(found.value, limits)) {
     return failed(raw, 'too_deep', `nesting deeper than ${limits.maxDepth}`);
   }
@@ -164,10 +173,12 @@ function repairOnce(candidate: string, limits: ParseLimits): JsonFound {
   if (candidate.length > limits.maxRepairChars) {
     return { failure: 'too_large', message: `candidate longer than ${limits.maxRepairChars} characters` };
   }
-  const viaJson5 = tryJson5(candidate);
+  const parsers = repairParsers();
+  if (parsers === undefined) return PENDING;
+  const viaJson5 = tryJson5(parsers, candidate);
   if (viaJson5 !== undefined) return asObject(viaJson5, 'repaired');
   try {
-    const repaired = jsonrepair(candidate);
+    const repaired = parsers.jsonrepair(candidate);
     const value = tryJson(repaired);
     if (value === undefined) return { failure: 'invalid_json', message: 'repair produced no JSON' };
     return asObject(value, 'repaired');
@@ -197,9 +208,16 @@ function tryJson(text: string): unknown {
   }
 }
 
-function tryJson5(text: string): unknown {
+/** The repair was wanted before its parsers were loaded (see `repair-parsers.ts`). */
+const PENDING: JsonFound = {
+  failure: 'invalid_json',
+  message: 'not repaired yet: the repair parsers are loading (await loadRepairParsers() and parse again)',
+  pending: true,
+};
+
+function tryJson5(parsers: RepairParsers, text: string): unknown {
   try {
-    return JSON5.parse(text) as unknown;
+    return parsers.json5(text);
   } catch {
     return undefined;
   }

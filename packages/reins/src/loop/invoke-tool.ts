@@ -5,7 +5,8 @@ import type { AnyTool, ToolContext, ToolProgress } from '../tool.js';
 import { RUN_DEADLINE, TOOL_TIMEOUT } from './abort-reasons.js';
 import type { ActEnv, ToolProgressSink } from './execute-action.js';
 import { isThenable } from '../util/is-thenable.js';
-import { ExponentialBackoff, halfJitterGenerator, type IBackoff } from 'cockatiel';
+import type { IBackoff, IBackoffFactory } from 'cockatiel';
+import { loadCockatiel } from '../policies/lazy-cockatiel.js';
 import { RETRYABLE, defaultToolPolicies, type ToolGuard } from '../policies/tool-policies.js';
 import type { RunDeps } from '../util/deps.js';
 import { INTERNAL, withOwnSignal } from '../util/own-lazy-signal.js';
@@ -220,7 +221,7 @@ async function runAttempts(
       attempts++;
       if (result.ok || act.stopped !== undefined || result.status === 'rejected') break;
       if (!RETRYABLE.has(result.code) || attempts > guard.policy.retries) break;
-      backoff = backoff === undefined ? RETRY_BACKOFF.next() : backoff.next(undefined);
+      backoff = backoff === undefined ? (await retryBackoff()).next(undefined) : backoff.next(undefined);
       // No retry that the budget cannot hold; a stop during the wait ends the act.
       if (env.deps.now() + backoff.duration >= endsAt) break;
       if (!(await act.wait(backoff.duration, env.deps))) {
@@ -255,11 +256,19 @@ async function settle(
 
 // Retry delays: exponential from 100 ms, capped at 2 s, with half jitter (each delay in
 // [d/2, d)): spread out, yet bounded below, so a retry never comes back at once.
-const RETRY_BACKOFF = new ExponentialBackoff({
-  initialDelay: 100,
-  maxDelay: 2_000,
-  generator: halfJitterGenerator,
-});
+let RETRY_BACKOFF: IBackoffFactory<unknown> | undefined;
+/** Made on the first retry (cockatiel loads on first need). */
+async function retryBackoff(): Promise<IBackoffFactory<unknown>> {
+  if (RETRY_BACKOFF !== undefined) return RETRY_BACKOFF;
+  const { ExponentialBackoff, halfJitterGenerator } = await loadCockatiel();
+  const made: IBackoffFactory<unknown> = new ExponentialBackoff({
+    initialDelay: 100,
+    maxDelay: 2_000,
+    generator: halfJitterGenerator,
+  });
+  RETRY_BACKOFF ??= made;
+  return RETRY_BACKOFF;
+}
 
 function stoppedBy(reason: unknown, tool: AnyTool, timeoutMs: number): Invocation {
   if (reason === TOOL_TIMEOUT) {

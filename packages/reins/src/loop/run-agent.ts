@@ -20,6 +20,7 @@ import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingAppr
 import { RunDeadline } from './run-deadline.js';
 import { defaultBlobStore, runActEnv } from './execute-action.js';
 import { parseReasonedDecision } from '../decision/structured-reasoning.js';
+import { preloadLazyParts } from '../lazy-parts.js';
 import {
   Clarifications,
   type ClarifyAnswer,
@@ -117,6 +118,7 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
  */
 export function runAgent(options: RunAgentOptions): AgentRun {
   const deps = withDefaults(options.deps);
+  preloadLazyParts(); // off the hot path: usually loaded before a reply or a tool first needs them
   const limits = resolveLimits(options.limits);
   const tools = toolSet(options.tools);
   const { registry, specs, names, needsApproval: mayPause } = tools;

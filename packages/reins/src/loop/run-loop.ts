@@ -22,6 +22,7 @@ import { stopNotice } from './stop-notice.js';
 import { ActionKeys } from './action-keys.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import type { DecisionParse } from '../decision/index.js';
+import { loadRepairParsers, repairMisses, repairParsersReady } from '../decision/repair-parsers.js';
 import type { ClarifyOptions, Clarifications } from '../plan/clarify.js';
 import { observationsOf, reasonDraft, refusal, runsAlone, startDraft } from './step-rules.js';
 import { askInLoop } from './react-ask.js';
@@ -162,9 +163,14 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
 
         const toolCalls = result.toolCalls;
         const native = toolCalls !== undefined && toolCalls.length > 0;
-        const parse = native
-          ? decisionFromToolCalls(result.text, toolCalls)
-          : (this.#ctx.parse ?? parseDecision)(result.text);
+        const parser = this.#ctx.parse ?? parseDecision;
+        const misses = repairMisses();
+        let parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
+        if (repairMisses() !== misses) {
+          // The reply needed the one repair before its parsers had loaded: parse it again with them.
+          await loadRepairParsers().catch(() => undefined);
+          parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
+        }
         const reasonEnd = deps.now();
         log.append(
           reasonDraft(step, reasonStart, reasonEnd, model.name, !finalStep, result, parse),
@@ -183,6 +189,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
             if (await this.#clarify(step, next.text, result.text)) continue;
             return;
           }
+          // A structured answer may need the repair parsers: loaded before it is checked.
+          if (this.#ctx.answer !== undefined && !repairParsersReady())
+            await loadRepairParsers().catch(() => undefined);
           return this.#end(step, next, reasonEnd);
         }
 

@@ -30,32 +30,38 @@ export interface ScriptToolCall {
   readonly arguments: string | Readonly<Record<string, unknown>>;
 }
 
-const toolCallSchema = z.strictObject({
-  id: z.string().optional(),
-  name: z.string(),
-  arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
-});
+// Built on first use, not at `import('reins')` (building zod schemas is most of a module's load).
+let builtReplySchema: ReturnType<typeof buildReplySchema> | undefined;
+const replySchema = (): ReturnType<typeof buildReplySchema> => (builtReplySchema ??= buildReplySchema());
 
-const replySchema = z.union([
-  z.string(),
-  z.strictObject({
-    text: z.string(),
-    delayMs: z.number().int().nonnegative().optional(),
-    usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
-    toolCalls: z.array(toolCallSchema).optional(),
-  }),
-  z.strictObject({
-    toolCalls: z.array(toolCallSchema),
-    text: z.string().optional(),
-    delayMs: z.number().int().nonnegative().optional(),
-    usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
-  }),
-  z.strictObject({
-    error: z.string().min(1),
-    delayMs: z.number().int().nonnegative().optional(),
-    message: z.string().optional(),
-  }),
-]);
+function buildReplySchema() {
+  const toolCallSchema = z.strictObject({
+    id: z.string().optional(),
+    name: z.string(),
+    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
+  });
+
+  return z.union([
+    z.string(),
+    z.strictObject({
+      text: z.string(),
+      delayMs: z.number().int().nonnegative().optional(),
+      usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
+      toolCalls: z.array(toolCallSchema).optional(),
+    }),
+    z.strictObject({
+      toolCalls: z.array(toolCallSchema),
+      text: z.string().optional(),
+      delayMs: z.number().int().nonnegative().optional(),
+      usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
+    }),
+    z.strictObject({
+      error: z.string().min(1),
+      delayMs: z.number().int().nonnegative().optional(),
+      message: z.string().optional(),
+    }),
+  ]);
+}
 
 /** Parses a JSONL script (blank lines and lines starting with `//` are skipped). Throws with the line number. */
 export function parseScript(jsonl: string): ScriptReply[] {
@@ -71,7 +77,7 @@ export function parseScript(jsonl: string): ScriptReply[] {
         cause: thrown,
       });
     }
-    const reply = replySchema.safeParse(value);
+    const reply = replySchema().safeParse(value);
     if (!reply.success) {
       throw new TypeError(
         `script line ${i + 1}: expected a string, {"text", "delayMs"}, {"toolCalls"} or {"error"}: ${reply.error.issues[0]?.message ?? ''}`,
@@ -100,7 +106,7 @@ export class ScriptModel implements Model {
   #next = 0;
 
   constructor(replies: readonly ScriptReply[], options: { name?: string } = {}) {
-    this.#replies = replies.map((reply) => replySchema.parse(reply));
+    this.#replies = replies.map((reply) => replySchema().parse(reply));
     this.name = options.name ?? 'script';
   }
 

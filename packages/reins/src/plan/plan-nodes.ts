@@ -1,6 +1,7 @@
 import { instructionsWithAnswer } from '../answer-format.js';
 import type { PlanStepEvent } from '../events.js';
 import { parseDecision } from '../decision/index.js';
+import { withRepairParsers } from '../decision/repair-parsers.js';
 import { reasonDraft } from '../loop/step-rules.js';
 import { executePlan } from './execute-plan.js';
 import type { PlanContext, PlanNode, PlanState } from './nodes.js';
@@ -27,7 +28,7 @@ export const plannerNode: PlanNode = {
     const endedAt = ctx.deps.now();
     if (!result.ok) return modelFailed(state, ctx, result.error);
     state.planIndex = ctx.modelSteps;
-    const parse = parsePlannerReply(result.text);
+    const parse = await withRepairParsers(() => parsePlannerReply(result.text));
     const model = result.model ?? 'model';
     if (parse.ok && parse.value.kind === 'ask') {
       // Kept as evidence like any model step: the raw reply and what it decided.
@@ -213,7 +214,7 @@ export const responderNode: PlanNode = {
     );
     const endedAt = ctx.deps.now();
     if (!result.ok) return modelFailed(state, ctx, result.error);
-    const parse = parseDecision(result.text);
+    const parse = await withRepairParsers(() => parseDecision(result.text));
     ctx.log.append(reasonDraft(ctx.modelSteps, startedAt, endedAt, 'model', false, result, parse), endedAt);
     const decision = parse.ok ? parse.value : undefined;
     state.end =

@@ -81,19 +81,25 @@ export type PlannerReply =
 
 const STEP_ID = /^[A-Za-z][\w-]{0,31}$/;
 
-const stepSchema = z.strictObject({
-  id: z.string().regex(STEP_ID, 'a step id is a letter then letters, digits, _ or - (≤ 32)'),
-  action: z.string().trim().min(1).max(64),
-  input: z.record(z.string(), z.unknown()).default({}),
-  dependsOn: z.array(z.string()).max(50).default([]),
-});
+// Built on first use, not at `import('reins')` (building zod schemas is most of a module's load).
+const plannerSchema = (): ReturnType<typeof buildPlannerSchema> =>
+  (builtPlannerSchema ??= buildPlannerSchema());
+let builtPlannerSchema: ReturnType<typeof buildPlannerSchema> | undefined;
 
-const replySchema = z.strictObject({
-  thought: z.string().optional(),
-  reasoning: z.unknown().optional(),
-  steps: z.array(stepSchema).min(1).max(100).optional(),
-  ask: z.string().trim().min(1).optional(),
-});
+function buildPlannerSchema() {
+  const stepSchema = z.strictObject({
+    id: z.string().regex(STEP_ID, 'a step id is a letter then letters, digits, _ or - (≤ 32)'),
+    action: z.string().trim().min(1).max(64),
+    input: z.record(z.string(), z.unknown()).default({}),
+    dependsOn: z.array(z.string()).max(50).default([]),
+  });
+  return z.strictObject({
+    thought: z.string().optional(),
+    reasoning: z.unknown().optional(),
+    steps: z.array(stepSchema).min(1).max(100).optional(),
+    ask: z.string().trim().min(1).optional(),
+  });
+}
 
 /**
  * The planner's reply format, strict: `{thought?, reasoning?, steps}` or `{thought?, reasoning?,
@@ -101,7 +107,7 @@ const replySchema = z.strictObject({
  * reply holds (missing information is asked for, never guessed).
  */
 export function validatePlannerReply(value: Readonly<Record<string, unknown>>): Validation<PlannerReply> {
-  const parsed = replySchema.safeParse(value);
+  const parsed = plannerSchema().safeParse(value);
   if (!parsed.success) {
     const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
     return { ok: false, message: issues.join('; ') };

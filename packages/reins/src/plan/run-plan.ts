@@ -1,4 +1,6 @@
 import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
+import { loadRepairParsers, repairParsersReady } from '../decision/repair-parsers.js';
+import { preloadLazyParts } from '../lazy-parts.js';
 import { observationsOf, startDraft } from '../loop/step-rules.js';
 import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
@@ -76,6 +78,7 @@ export const DEFAULT_MAX_REPLANS = 1;
  */
 export function runPlanAgent(options: PlanAgentOptions): PlanRun {
   const deps = withDefaults(options.deps);
+  preloadLazyParts(); // off the hot path: usually loaded before a reply or a tool first needs them
   const limits = resolveLimits(options.limits);
   if (limits.maxSteps < 2) throw new RangeError('a plan run needs maxSteps ≥ 2 (a plan and an answer)');
   const maxPlanSteps = positive('maxPlanSteps', options.maxPlanSteps ?? DEFAULT_MAX_PLAN_STEPS, 1);
@@ -282,6 +285,9 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
         this,
         trace,
       );
+      // A structured answer may need the repair parsers (loaded on first need): before it is checked.
+      if (this.answer !== undefined && !repairParsersReady())
+        await loadRepairParsers().catch(() => undefined);
       this.#end(state);
     } catch (thrown) {
       const last = log.events.at(-1);

@@ -1,4 +1,5 @@
-import { BrokenCircuitError, CircuitState, type CircuitBreakerPolicy } from 'cockatiel';
+import type { CircuitBreakerPolicy } from 'cockatiel';
+import { cockatielNow } from './lazy-cockatiel.js';
 
 export /** Runs `action` after `ms` off the event loop's books (a pending probe never keeps a process alive). */
 function probeLater(ms: number, action: () => void | Promise<void>): void {
@@ -30,6 +31,10 @@ export async function probeThrough(
     );
   } catch (thrown) {
     // Open still (the clock of cockatiel is a little behind ours): try again shortly.
+    // A cockatiel breaker exists, so cockatiel is loaded.
+    const { BrokenCircuitError, CircuitState } = cockatielNow() as NonNullable<
+      ReturnType<typeof cockatielNow>
+    >;
     if (thrown instanceof BrokenCircuitError && breaker.state === CircuitState.Open)
       probeLater(Math.min(openMs, 1_000), () => probeThrough(breaker, probe, openMs));
   }

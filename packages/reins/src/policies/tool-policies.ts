@@ -1,14 +1,5 @@
-import type { BulkheadPolicy, CircuitBreakerPolicy } from 'cockatiel';
-import {
-  BrokenCircuitError,
-  BulkheadRejectedError,
-  IsolatedCircuitError,
-  CircuitState,
-  ConsecutiveBreaker,
-  bulkhead,
-  circuitBreaker,
-  handleWhenResult,
-} from 'cockatiel';
+import type { BulkheadPolicy, CircuitBreakerPolicy, ConsecutiveBreaker } from 'cockatiel';
+import { cockatielNow, loadCockatiel, type Cockatiel } from './lazy-cockatiel.js';
 import type { ErrorCode } from '../errors.js';
 import type { BreakerStore } from './breaker-store.js';
 import {
@@ -64,13 +55,24 @@ export interface ToolPoliciesOptions {
   readonly breakers?: BreakerStore;
 }
 
-/** The guard state of one tool: its breaker and concurrency cap (cockatiel), shared by all runs. */
+/**
+ * The guard state of one tool: its breaker and concurrency cap (cockatiel), shared by all runs.
+ * cockatiel is loaded on first need (see `lazy-cockatiel.ts`): the guard makes its policies as
+ * soon as it is in hand, and until then counts the tool's failures itself; they are replayed
+ * into the breaker when it is made, and no guarded attempt runs before that.
+ */
 export class ToolGuard {
   readonly policy: ResolvedPolicy;
-  readonly #breaker: CircuitBreakerPolicy | undefined;
-  readonly #counter: ConsecutiveBreaker | undefined;
-  readonly #bulkhead: BulkheadPolicy | undefined;
+  #breaker: CircuitBreakerPolicy | undefined;
+  #counter: ConsecutiveBreaker | undefined;
+  #bulkhead: BulkheadPolicy | undefined;
   readonly #shared: SharedBreaker | undefined;
+  /** cockatiel, once the policies that need it are made. */
+  #cockatiel: Cockatiel | undefined;
+  /** Failures that ran directly before cockatiel was loaded (in a row: a success would not run directly). */
+  #early: AttemptResult[] | undefined;
+  #making: Promise<void> | undefined;
+  readonly #onBreaker: ((tool: string, state: BreakerState) => void) | undefined;
 
   constructor(
     readonly tool: string,
@@ -79,32 +81,77 @@ export class ToolGuard {
     shared?: BreakerStore,
   ) {
     this.policy = policy;
+    this.#onBreaker = onBreaker;
     if (policy.breaker !== false && shared !== undefined) {
       this.#shared = new SharedBreaker(tool, policy.breaker, shared, onBreaker);
       const sharedBreaker = this.#shared;
       if (policy.breaker.probe !== undefined) sharedBreaker.probeWhenOpen(policy.breaker.probe);
-    } else if (policy.breaker !== false) {
-      this.#counter = new ConsecutiveBreaker(policy.breaker.failures);
+    }
+    if (cockatielNow() !== undefined) void this.#ready();
+  }
+
+  /** A local breaker or a concurrency cap: what cockatiel does here. */
+  get #needsCockatiel(): boolean {
+    return (
+      (this.policy.breaker !== false && this.#shared === undefined) || this.policy.concurrency !== undefined
+    );
+  }
+
+  /** Makes the policies; settles once the early failures (if any) have reached the breaker. */
+  #make(cockatiel: Cockatiel): Promise<unknown> | undefined {
+    if (this.#cockatiel !== undefined) return undefined;
+    this.#cockatiel = cockatiel;
+    const { policy, tool } = this;
+    const onBreaker = this.#onBreaker;
+    if (policy.breaker !== false && this.#shared === undefined) {
+      this.#counter = new cockatiel.ConsecutiveBreaker(policy.breaker.failures);
       // The breaker judges returned attempts (failures are data here, not exceptions).
-      this.#breaker = circuitBreaker(
-        handleWhenResult((result) => isBreakerFailure(result)),
+      this.#breaker = cockatiel.circuitBreaker(
+        cockatiel.handleWhenResult((result) => isBreakerFailure(result)),
         { halfOpenAfter: policy.breaker.openMs, breaker: this.#counter },
       );
       if (onBreaker !== undefined) {
-        this.#breaker.onStateChange((state) => onBreaker(tool, breakerState(state)));
+        this.#breaker.onStateChange((state) => onBreaker(tool, breakerState(state, cockatiel)));
       }
       const { probe, openMs } = policy.breaker;
       const breaker = this.#breaker;
       if (probe !== undefined)
         breaker.onBreak(() => probeLater(openMs, () => probeThrough(breaker, probe, openMs)));
     }
-    if (policy.concurrency !== undefined) this.#bulkhead = bulkhead(policy.concurrency, 0);
+    if (policy.concurrency !== undefined) this.#bulkhead = cockatiel.bulkhead(policy.concurrency, 0);
+    const early = this.#early;
+    this.#early = undefined;
+    const breaker = this.#breaker;
+    if (early === undefined || breaker === undefined) return undefined;
+    return Promise.all(early.map((result) => breaker.execute(() => result).catch(() => undefined)));
+  }
+
+  /** Settles once the policies are made and told of the early failures (`undefined`: they are, or none are needed). */
+  #ready(): Promise<void> | undefined {
+    if (!this.#needsCockatiel) return undefined;
+    if (this.#cockatiel === undefined && this.#making === undefined) {
+      const loaded = cockatielNow();
+      const made = loaded !== undefined ? this.#make(loaded) : loadCockatiel().then((c) => this.#make(c));
+      if (made !== undefined) {
+        const making = made.then(() => {
+          if (this.#making === making) this.#making = undefined;
+        });
+        this.#making = making;
+      }
+    }
+    return this.#making;
   }
 
   /** With shared breakers: the state this instance last saw. */
   get breakerState(): BreakerState {
     if (this.#shared !== undefined) return this.#shared.state;
-    return this.#breaker === undefined ? 'closed' : breakerState(this.#breaker.state);
+    const cockatiel = this.#cockatiel;
+    if (this.#breaker === undefined || cockatiel === undefined) {
+      // Before cockatiel is in hand: what the breaker will say once the early failures reach it.
+      const { breaker } = this.policy;
+      return breaker !== false && (this.#early?.length ?? 0) >= breaker.failures ? 'open' : 'closed';
+    }
+    return breakerState(this.#breaker.state, cockatiel);
   }
 
   /**
@@ -113,11 +160,13 @@ export class ToolGuard {
    * no state, and the call can stay synchronous.
    */
   get direct(): boolean {
+    const breaker = this.#breaker;
     return (
-      this.#bulkhead === undefined &&
+      this.policy.concurrency === undefined &&
       this.#shared === undefined &&
-      (this.#breaker === undefined ||
-        (this.#breaker.state === CircuitState.Closed && this.#counter?.state === 0))
+      this.#early === undefined &&
+      (breaker === undefined ||
+        (breaker.state === this.#cockatiel?.CircuitState.Closed && this.#counter?.state === 0))
     );
   }
 
@@ -129,6 +178,9 @@ export class ToolGuard {
     attempt: () => T | Promise<T>,
     refused: (code: ErrorCode, why: string) => T,
   ): Promise<T> {
+    const ready = this.#ready();
+    if (ready !== undefined) await ready;
+    const cockatiel = this.#cockatiel;
     const shared = this.#shared;
     if (shared !== undefined) {
       const guarded = () => shared.run(attempt, refused);
@@ -136,7 +188,7 @@ export class ToolGuard {
       try {
         return await this.#bulkhead.execute(guarded);
       } catch (thrown) {
-        if (!(thrown instanceof BulkheadRejectedError)) throw thrown;
+        if (cockatiel === undefined || !(thrown instanceof cockatiel.BulkheadRejectedError)) throw thrown;
         return refused('RATE_LIMITED', `${this.tool} is already running ${this.policy.concurrency} calls`);
       }
     }
@@ -147,7 +199,7 @@ export class ToolGuard {
     const judged = async (): Promise<T> => {
       const result = await attempt();
       if (result.byRun !== true || breaker === undefined) return result;
-      if (breaker.state === CircuitState.HalfOpen) return { ...result, probeCut: true };
+      if (breaker.state === cockatiel?.CircuitState.HalfOpen) return { ...result, probeCut: true };
       throw new NoVerdict(result);
     };
     const guarded = breaker === undefined ? attempt : () => breaker.execute(judged);
@@ -155,10 +207,14 @@ export class ToolGuard {
       return this.#bulkhead === undefined ? await guarded() : await this.#bulkhead.execute(guarded);
     } catch (thrown) {
       if (thrown instanceof NoVerdict) return thrown.result as T;
-      if (thrown instanceof BulkheadRejectedError) {
+      if (cockatiel === undefined) throw thrown;
+      if (thrown instanceof cockatiel.BulkheadRejectedError) {
         return refused('RATE_LIMITED', `${this.tool} is already running ${this.policy.concurrency} calls`);
       }
-      if (thrown instanceof BrokenCircuitError || thrown instanceof IsolatedCircuitError) {
+      if (
+        thrown instanceof cockatiel.BrokenCircuitError ||
+        thrown instanceof cockatiel.IsolatedCircuitError
+      ) {
         return refused(
           'SERVICE_UNAVAILABLE',
           `${this.tool} is failing: its circuit breaker is open, so it was not called`,
@@ -170,7 +226,13 @@ export class ToolGuard {
 
   /** Tells the breaker about an attempt that ran directly and failed (a success changes nothing). */
   recordDirectFailure(result: AttemptResult): void {
-    if (this.#breaker === undefined || result.byRun === true || !isBreakerFailure(result)) return;
+    if (this.policy.breaker === false || this.#shared !== undefined) return;
+    if (result.byRun === true || !isBreakerFailure(result)) return;
+    if (this.#breaker === undefined) {
+      (this.#early ??= []).push(result); // told to the breaker when it is made
+      void this.#ready()?.catch(() => undefined);
+      return;
+    }
     void this.#breaker.execute(() => result).catch(() => undefined);
   }
 }
@@ -182,9 +244,9 @@ class NoVerdict extends Error {
   }
 }
 
-function breakerState(state: CircuitState): BreakerState {
-  if (state === CircuitState.Closed) return 'closed';
-  return state === CircuitState.HalfOpen ? 'half_open' : 'open';
+function breakerState(state: CircuitBreakerPolicy['state'], cockatiel: Cockatiel): BreakerState {
+  if (state === cockatiel.CircuitState.Closed) return 'closed';
+  return state === cockatiel.CircuitState.HalfOpen ? 'half_open' : 'open';
 }
 
 /**

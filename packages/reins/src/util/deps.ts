@@ -71,8 +71,10 @@ export function anchoredClock(
   wall: () => number = () => Date.now(),
   monotonic: () => number = () => performance.now(),
 ): () => number {
-  let anchor = wall() - monotonic();
-  let anchoredAt = monotonic();
+  // Anchored at the first reading, not when made: `defaultDeps` is made at `import('reins')`,
+  // and the first read of the clocks can load their implementation.
+  let anchor = 0;
+  let anchoredAt = Number.NEGATIVE_INFINITY;
   let latest = 0;
   return () => {
     const elapsed = monotonic();
