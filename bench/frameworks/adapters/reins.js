@@ -1,0 +1,35 @@
+// @ts-check
+/**
+ * Reins (the built package): `runAgent` then `await run.result`, over its zero-latency
+ * `scriptModel` — the workload of bench/loop-overhead, reused as is.
+ */
+import { scriptModel } from 'reins';
+import {
+  GatedScriptModel,
+  addCalls,
+  reinsResult,
+  scriptFor,
+  startReins,
+} from '../../loop-overhead/workload.js';
+import { MEMORY_BLOCK_AFTER_TOOL_RESULTS, gating } from '../scenario.js';
+
+export const executed = () => addCalls.count;
+
+/** @param {number} k */
+const modelFor = (k) =>
+  gating.gate === undefined
+    ? scriptModel(scriptFor(k))
+    : new GatedScriptModel(scriptFor(k), MEMORY_BLOCK_AFTER_TOOL_RESULTS + 1, gating.gate);
+
+/** The model is built before the timer starts, as in loop-overhead. @param {number} k */
+export const prepare = (k) => modelFor(k);
+
+/**
+ * @param {number} k
+ * @param {unknown} [model] from `prepare`
+ * @returns {Promise<import('../scenario.js').Outcome>}
+ */
+export async function run(k, model = modelFor(k)) {
+  const outcome = await reinsResult(startReins(k, /** @type {import('reins').Model} */ (model)));
+  return { answer: outcome.answer, toolCalls: outcome.toolCalls };
+}
