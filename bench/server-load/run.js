@@ -46,6 +46,7 @@ const port = await new Promise((resolve, reject) => {
   child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
 });
 const base = `http://127.0.0.1:${port}`;
+process.on('exit', () => child.kill('SIGKILL')); // never leave a server behind (a crash included)
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
 /** @returns {Promise<{ rss: number, heapUsed: number, cpuPercent: number, cpuUs: number }>} */
@@ -129,7 +130,11 @@ async function level(/** @type {number} */ n, /** @type {number} */ ms) {
   /** @type {{ rss: number, cpuPercent: number }[]} */
   const samples = [];
   const sampler = setInterval(() => {
-    void stats().then((s) => samples.push(s));
+    // A swamped server can drop the sampler's connection: that sample is skipped.
+    stats().then(
+      (s) => samples.push(s),
+      () => undefined,
+    );
   }, 500);
   // This process's own delay: an event read late here counts as latency the server did not add.
   const loop = monitorEventLoopDelay({ resolution: 10 });

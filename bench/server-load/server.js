@@ -6,6 +6,7 @@
  * port on the first stdout line. Imports the BUILT package.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout } from 'node:timers';
 import { Hono } from 'hono';
 import { z } from 'zod';
 // SERVER_LOAD_IMPORT: another build of the package (an A/B baseline copied out of dist/).
@@ -77,6 +78,8 @@ app.route('/', reins.app);
 const running = await serve(app, { port: 0, host: '127.0.0.1' });
 console.log(String(running.port));
 process.on('SIGTERM', () => {
+  // Open streams may hold close() up: exit anyway (a --cpu-prof profile is written at exit).
+  setTimeout(() => process.exit(0), 2_000).unref();
   void reins
     .close()
     .then(() => running.close())
