@@ -1,8 +1,7 @@
 import type { Context } from 'hono';
-import { streamSSE } from 'hono/streaming';
+import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
 import type { RunEvent } from 'reins';
 import type { RunEntry, RunRegistry } from './run-registry.js';
-import { everyKeepAlive, FrameBatch, sseFrame, type SseMessage } from './sse-frames.js';
 
 export interface SseOptions {
   /** A comment line every this many ms, so proxies keep an idle stream open; default 15 000. */
@@ -40,17 +39,12 @@ export type DrainEnding =
  * `data:` line of JSON (JSON.stringify escapes newlines, so nothing the model writes can
  * start a new field or event).
  *
- * Writes are coalesced: the frames of the events logged together (a reason, its act and its
- * observation, in one chain of callbacks) go out in one write (`FrameBatch`), and keep-alives
- * come from one timer per period shared by every stream, not a timer each.
- *
- * Backpressure: the writer *pulls* events from the run's log; while the response has not
- * taken the previous batch (hono's TransformStream → @hono/node-server, which waits for
- * `drain`), the writer waits before taking the next event. So a slow reader holds at most
- * one batch in flight plus one frame and the socket buffers — the server never queues events
- * per stream; what the reader has not taken yet is simply still in the run's log (bounded by
- * the run's limits and `maxEventsPerRun`). A reader more than `maxLagEvents` behind is told
- * so and disconnected.
+ * Backpressure: the writer *pulls* events from the run's log and awaits every write; the
+ * write resolves only when the HTTP response has taken the bytes (hono's TransformStream →
+ * @hono/node-server, which waits for `drain`). So a slow reader holds at most one event in
+ * flight plus the socket buffers — the server never queues events per stream; what the
+ * reader has not taken yet is simply still in the run's log (bounded by the run's limits and
+ * `maxEventsPerRun`). A reader more than `maxLagEvents` behind is told so and disconnected.
  *
  * When the client goes away (`stream.onAbort`, `c.req.raw.signal`), the client is detached,
  * which cancels a running run if it was the last client (see `RunRegistry.attach`).
@@ -86,13 +80,7 @@ export function streamRun(
     if (options.draining?.aborted === true) onDrain();
     else options.draining?.addEventListener('abort', onDrain, { once: true });
     let lastSent = fromSeq - 1;
-    // The frames of events logged together go out in one write (see FrameBatch), not one each.
-    const out = new FrameBatch(stream);
-    const stopKeepAlive = everyKeepAlive(options.keepAliveMs, () => {
-      // Never more than one keep-alive queued behind a slow reader.
-      if (out.busy || stream.closed || stream.aborted) return;
-      void out.add(': keep-alive\n\n');
-    });
+    const keepAlive = startKeepAlive(stream, options.keepAliveMs);
     // Replaying what was already logged is not falling behind: lag counts from here on.
     const liveFrom = entry.events.length;
     try {
@@ -102,36 +90,27 @@ export function streamRun(
         const event = next.value;
         const lag = entry.events.length - 1 - event.seq;
         if (event.seq >= liveFrom && lag > options.maxLagEvents) {
-          await out.add(
-            sseFrame({
-              event: 'error',
-              data: JSON.stringify({
-                runId: entry.runId,
-                code: 'LIMIT_EXCEEDED',
-                message: `the client fell ${lag} events behind (max ${options.maxLagEvents}); reconnect with Last-Event-ID ${event.seq - 1} to resume`,
-                lastEventId: event.seq - 1,
-              }),
+          await stream.writeSSE({
+            event: 'error',
+            data: JSON.stringify({
+              runId: entry.runId,
+              code: 'LIMIT_EXCEEDED',
+              message: `the client fell ${lag} events behind (max ${options.maxLagEvents}); reconnect with Last-Event-ID ${event.seq - 1} to resume`,
+              lastEventId: event.seq - 1,
             }),
-          );
+          });
           break;
         }
-        const waitFor = out.add(eventFrame(event));
-        if (waitFor !== undefined) await waitFor;
+        await writeEvent(stream, event);
         lastSent = event.seq;
       }
       if (drained && !gone) {
         const ending = options.drainEnding ?? { kind: 'reconnect' };
-        await out.add(
-          sseFrame(
-            ending.kind === 'reconnect'
-              ? reconnectMessage(entry.runId, lastSent)
-              : interruptedMessage(entry, lastSent, ending.resumable, (options.now ?? Date.now)()),
-          ),
-        );
+        if (ending.kind === 'reconnect') await writeReconnect(stream, entry.runId, lastSent);
+        else await writeInterrupted(stream, entry, lastSent, ending.resumable, (options.now ?? Date.now)());
       }
-      if (!gone) await out.drain();
     } finally {
-      stopKeepAlive();
+      clearInterval(keepAlive);
       c.req.raw.signal.removeEventListener('abort', onGone);
       options.draining?.removeEventListener('abort', onDrain);
       onOpenChange(-1);
@@ -141,8 +120,8 @@ export function streamRun(
 }
 
 /** The last frame of a stream its instance is draining: where to resume, and when. */
-function reconnectMessage(runId: string, lastEventId: number): SseMessage {
-  return {
+function writeReconnect(stream: SSEStreamingApi, runId: string, lastEventId: number): Promise<void> {
+  return stream.writeSSE({
     event: 'reconnect',
     retry: 1_000,
     data: JSON.stringify({
@@ -151,14 +130,20 @@ function reconnectMessage(runId: string, lastEventId: number): SseMessage {
       message: 'this server is shutting down: the run goes on; follow it again with Last-Event-ID',
       lastEventId,
     }),
-  };
+  });
 }
 
 /**
  * The last frame of a stream whose run stops with this process: a `done` shaped like the
  * run's own (steps and usage so far), `stopReason: "interrupted"`, and whether it resumes.
  */
-function interruptedMessage(entry: RunEntry, lastSent: number, resumable: boolean, at: number): SseMessage {
+function writeInterrupted(
+  stream: SSEStreamingApi,
+  entry: RunEntry,
+  lastSent: number,
+  resumable: boolean,
+  at: number,
+): Promise<void> {
   const sent = entry.events.slice(0, lastSent + 1);
   let steps = 0;
   const usage = { inputTokens: 0, outputTokens: 0 };
@@ -169,7 +154,7 @@ function interruptedMessage(entry: RunEntry, lastSent: number, resumable: boolea
     usage.outputTokens += event.usage.outputTokens;
   }
   const first = sent[0];
-  return {
+  return stream.writeSSE({
     event: 'done',
     data: JSON.stringify({
       type: 'done',
@@ -187,9 +172,19 @@ function interruptedMessage(entry: RunEntry, lastSent: number, resumable: boolea
         ? `this server is shutting down: the run stops here and resumes when the server is back; follow it with GET /v1/runs/${entry.runId}/events and Last-Event-ID ${lastSent}`
         : 'this server is shutting down: the run was stopped and cannot be resumed; ask again',
     }),
-  };
+  });
 }
 
-function eventFrame(event: RunEvent): string {
-  return sseFrame({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
+function writeEvent(stream: SSEStreamingApi, event: RunEvent): Promise<void> {
+  return stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
+}
+
+function startKeepAlive(stream: SSEStreamingApi, everyMs: number): ReturnType<typeof setInterval> {
+  let pending = false;
+  return setInterval(() => {
+    // Never more than one keep-alive queued behind a slow reader.
+    if (pending || stream.closed || stream.aborted) return;
+    pending = true;
+    void stream.write(': keep-alive\n\n').finally(() => (pending = false));
+  }, everyMs);
 }
