@@ -17,6 +17,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import os from 'node:os';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { clearInterval, setInterval, setTimeout } from 'node:timers';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,11 +30,15 @@ const option = (/** @type {string} */ name) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : undefined;
 };
-const levels = (option('--levels') ?? (quick ? '25,100' : '50,100,200,400,800')).split(',').map(Number);
+const levels = (option('--levels') ?? (quick ? '25,100' : '50,100,200,400,800,1000')).split(',').map(Number);
 const seconds = Number(option('--seconds') ?? (quick ? 4 : 12));
 const TARGET_P99_MS = 50;
 
-const child = spawn(process.execPath, ['--expose-gc', join(here, 'server.js')], {
+// --cpu-prof: the server writes a V8 CPU profile (whole run) to bench/results/profiles/ when it exits.
+const profile = args.includes('--cpu-prof')
+  ? ['--cpu-prof', '--cpu-prof-dir', join(here, '..', 'results', 'profiles')]
+  : [];
+const child = spawn(process.execPath, ['--expose-gc', ...profile, join(here, 'server.js')], {
   stdio: ['ignore', 'pipe', 'inherit'],
 });
 const port = await new Promise((resolve, reject) => {
@@ -41,18 +46,21 @@ const port = await new Promise((resolve, reject) => {
   child.stdout.once('data', (chunk) => resolve(Number(String(chunk).trim())));
 });
 const base = `http://127.0.0.1:${port}`;
+process.on('exit', () => child.kill('SIGKILL')); // never leave a server behind (a crash included)
 const agent = new Agent({ keepAlive: true, maxSockets: Infinity });
 
-/** @returns {Promise<{ rss: number, heapUsed: number, cpuPercent: number }>} */
+/** @returns {Promise<{ rss: number, heapUsed: number, cpuPercent: number, cpuUs: number }>} */
 async function stats() {
   const response = await globalThis.fetch(`${base}/bench/stats`);
-  return /** @type {{ rss: number, heapUsed: number, cpuPercent: number }} */ (await response.json());
+  return /** @type {{ rss: number, heapUsed: number, cpuPercent: number, cpuUs: number }} */ (
+    await response.json()
+  );
 }
 
 let runSeq = 0;
 /**
  * One SSE run; resolves with its events' added latencies when `done` arrives.
- * @returns {Promise<{ latencies: number[], events: number, ok: boolean }>}
+ * @returns {Promise<{ latencies: number[], events: number, ok: boolean, ms?: number, startMs?: number }>}
  */
 function oneRun() {
   return new Promise((resolve) => {
@@ -71,7 +79,15 @@ function oneRun() {
     let events = 0;
     let buffer = '';
     let ok = false;
+    const began = Date.now();
+    let startMs = NaN;
     req.on('response', (res) => {
+      if (res.statusCode !== 200) {
+        // Refused (a limit): no events; drained so the socket is reused.
+        res.resume();
+        res.on('end', () => resolve({ latencies, events, ok: false }));
+        return;
+      }
       res.setEncoding('utf8');
       res.on('data', (/** @type {string} */ chunk) => {
         const now = Date.now();
@@ -85,10 +101,11 @@ function oneRun() {
           const event = JSON.parse(data.slice(6));
           events++;
           latencies.push(now - event.at);
+          if (event.type === 'start') startMs = event.at - began;
           if (event.type === 'done') ok = event.status === 'success';
         }
       });
-      res.on('end', () => resolve({ latencies, events, ok }));
+      res.on('end', () => resolve({ latencies, events, ok, ms: Date.now() - began, startMs }));
     });
     req.on('error', () => resolve({ latencies, events, ok: false }));
     req.end(body);
@@ -105,19 +122,35 @@ async function level(/** @type {number} */ n, /** @type {number} */ ms) {
   let events = 0;
   let runs = 0;
   let failed = 0;
+  /** @type {number[]} */
+  const runMs = [];
+  /** @type {number[]} */
+  const startMs = []; // request sent → the run's `start` event (admission, routing, the run's creation)
   const stopAt = Date.now() + ms;
   /** @type {{ rss: number, cpuPercent: number }[]} */
   const samples = [];
   const sampler = setInterval(() => {
-    void stats().then((s) => samples.push(s));
+    // A swamped server can drop the sampler's connection: that sample is skipped.
+    stats().then(
+      (s) => samples.push(s),
+      () => undefined,
+    );
   }, 500);
+  // This process's own delay: an event read late here counts as latency the server did not add.
+  const loop = monitorEventLoopDelay({ resolution: 10 });
+  loop.enable();
+  const cpuBefore = process.cpuUsage();
   const began = Date.now();
   const worker = async () => {
     while (Date.now() < stopAt) {
       const r = await oneRun();
       runs++;
       if (!r.ok) failed++;
+      // A refused run must not turn the closed loop into a busy loop of refusals.
+      if (r.events === 0) await new Promise((resolve) => setTimeout(resolve, 100));
       events += r.events;
+      if (r.ok && r.ms !== undefined) runMs.push(r.ms);
+      if (r.startMs !== undefined) startMs.push(r.startMs);
       for (const l of r.latencies) latencies.push(l);
     }
   };
@@ -126,18 +159,28 @@ async function level(/** @type {number} */ n, /** @type {number} */ ms) {
     Array.from({ length: n }, (_, i) => new Promise((r) => setTimeout(r, (i / n) * 1_500)).then(worker)),
   );
   clearInterval(sampler);
+  loop.disable();
+  const after = await stats();
   const wallS = (Date.now() - began) / 1000;
+  const clientCpu = process.cpuUsage(cpuBefore);
+  const loopMs = (/** @type {number} */ ns) => Math.max(0, ns / 1e6 - 10); // the resolution subtracted
   const steady = samples.slice(Math.floor(samples.length / 3)); // after the ramp-up
   const sorted = (/** @type {number[]} */ xs) => [...xs].sort((a, b) => a - b);
   const rss = percentile(sorted(steady.map((s) => s.rss)), 50);
   const cpu = percentile(sorted(steady.map((s) => s.cpuPercent)), 50);
   latencies.sort((a, b) => a - b);
+  runMs.sort((a, b) => a - b);
+  startMs.sort((a, b) => a - b);
+  const eventsPerS = events / wallS;
   return {
     streams: n,
     runs,
     failed,
     events,
-    eventsPerS: events / wallS,
+    eventsPerS,
+    runP50Ms: percentile(runMs, 50),
+    startP50Ms: percentile(startMs, 50),
+    startP99Ms: percentile(startMs, 99),
     p50Ms: percentile(latencies, 50),
     p99Ms: percentile(latencies, 99),
     maxMs: latencies.at(-1) ?? 0,
@@ -145,6 +188,13 @@ async function level(/** @type {number} */ n, /** @type {number} */ ms) {
     rssMB: rss / 2 ** 20,
     rssPerStreamKB: (rss - before.rss) / n / 1024,
     serverCpuPercent: cpu,
+    // CPU time the server spent per event streamed (run starts, steps, SSE writes, all of it):
+    // what bounds the streams one core can hold, and less noisy than latency on a busy machine.
+    serverCpuUsPerEvent: (after.cpuUs - before.cpuUs) / events,
+    clientCpuPercent: ((clientCpu.user + clientCpu.system) / 1e6 / wallS) * 100,
+    clientLoopP50Ms: loopMs(loop.percentile(50)),
+    clientLoopP99Ms: loopMs(loop.percentile(99)),
+    clientLoopMaxMs: loopMs(loop.max),
   };
 }
 
@@ -189,6 +239,11 @@ console.log(
       'server RSS (MB)',
       'RSS per stream (KB)',
       'server CPU %',
+      'server CPU µs / event',
+      'run p50 (ms)',
+      'start delay p50 / p99 (ms)',
+      'client CPU %',
+      'client loop delay p50 / p99 / max (ms)',
     ],
     results.map((r) => [
       int(r.streams),
@@ -199,6 +254,11 @@ console.log(
       `${fmt(r.rssBaseMB)} → ${fmt(r.rssMB)}`,
       fmt(r.rssPerStreamKB),
       fmt(r.serverCpuPercent),
+      int(r.serverCpuUsPerEvent),
+      int(r.runP50Ms),
+      `${fmt(r.startP50Ms)} / ${fmt(r.startP99Ms)}`,
+      fmt(r.clientCpuPercent),
+      `${fmt(r.clientLoopP50Ms)} / ${fmt(r.clientLoopP99Ms)} / ${fmt(r.clientLoopMaxMs)}`,
     ]),
   ),
 );

@@ -6,9 +6,13 @@
  * port on the first stdout line. Imports the BUILT package.
  */
 import { performance } from 'node:perf_hooks';
+import { setTimeout } from 'node:timers';
 import { Hono } from 'hono';
 import { z } from 'zod';
-import { createReinsServer, serve } from '@reins/server';
+// SERVER_LOAD_IMPORT: another build of the package (an A/B baseline copied out of dist/).
+const { createReinsServer, serve } = /** @type {typeof import('@reins/server')} */ (
+  await import(process.env.SERVER_LOAD_IMPORT ?? '@reins/server')
+);
 import { defineTool, scriptModel } from 'reins';
 import { pino } from 'pino';
 
@@ -40,7 +44,13 @@ const reins = createReinsServer({
     const id = request.headers.get('x-user');
     return id === null ? undefined : { id };
   },
-  quota: { dailyModelCalls: Infinity, ratePerWindow: 1e9 },
+  // Every limit off: the benchmark's 50 users each hold N / 50 runs at once.
+  quota: {
+    dailyModelCalls: Infinity,
+    ratePerWindow: 1e9,
+    userRunsPerMinute: Infinity,
+    maxConcurrentRuns: Infinity,
+  },
   logger: pino({ level: 'warn' }),
   // Few finished runs kept, so RSS growth is the open streams' cost, not the retained logs'.
   limits: { maxRetainedRuns: 100 },
@@ -56,7 +66,8 @@ app.get('/bench/stats', (c) => {
   lastCpu = process.cpuUsage();
   lastAt = now;
   const mem = process.memoryUsage();
-  return c.json({ rss: mem.rss, heapUsed: mem.heapUsed, cpuPercent });
+  const total = process.cpuUsage();
+  return c.json({ rss: mem.rss, heapUsed: mem.heapUsed, cpuPercent, cpuUs: total.user + total.system });
 });
 app.post('/bench/gc', (c) => {
   /** @type {{ gc?: () => void }} */ (globalThis).gc?.();
@@ -67,6 +78,8 @@ app.route('/', reins.app);
 const running = await serve(app, { port: 0, host: '127.0.0.1' });
 console.log(String(running.port));
 process.on('SIGTERM', () => {
+  // Open streams may hold close() up: exit anyway (a --cpu-prof profile is written at exit).
+  setTimeout(() => process.exit(0), 2_000).unref();
   void reins
     .close()
     .then(() => running.close())

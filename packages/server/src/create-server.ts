@@ -239,6 +239,8 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   app.use('*', async (c, next) => {
     const started = performance.now();
     await next();
+    // Built only when it is written: reading every request's headers costs the busy path.
+    if (!logger.isLevelEnabled('debug')) return;
     const line = { method: c.req.method, path: c.req.path, status: c.res.status };
     const ms = Math.round(performance.now() - started);
     logger.debug({ ...line, ms, headers: safeHeaders(c.req.raw.headers) }, 'request');

@@ -41,6 +41,8 @@ export function safeHeaders(headers: Headers): Record<string, string> {
  * phone numbers or e-mails that the record keeps as evidence but logs must not spread.
  */
 export function logRunEvent(log: Logger, event: RunEvent): void {
+  // Every line but `error` is `info`: below that level nothing is built (no masking, no objects).
+  if (event.type !== 'error' && !log.isLevelEnabled('info')) return;
   const runId = event.runId;
   switch (event.type) {
     case 'start':
