@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // Runs the compiled app (built by the root `npm run build`, which `npm ci` runs via `prepare`).
+import { clearInterval, setInterval } from 'node:timers';
 import { main } from '../dist/cli/main.js';
 
 // Held until the command settles. The database thread is unref'd while idle, and under heavy
