@@ -11,13 +11,16 @@
  *   node bench/kitchen-load/run.js --backends pglite --levels 10,50,200 --seconds 30 --users 500
  *   node bench/kitchen-load/run.js --backends pglite-main-thread,pglite   # PGlite in the main thread (REINS_PGLITE_THREAD=off), then in its own
  *
+ *   node bench/kitchen-load/run.js --count-statements   # SQL statements per run, by text (sql-counter.js)
+ *   node bench/kitchen-load/run.js --cpu-prof /tmp/prof # the server's CPU profile (node --cpu-prof) per backend
+ *
  * `DATABASE_URL` overrides postgres://postgres@127.0.0.1:5432/test. Writes
  * bench/results/kitchen-load-<timestamp>.json and kitchen-load-latest.json.
  */
 import { performance } from 'node:perf_hooks';
 import { setTimeout } from 'node:timers';
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,6 +42,8 @@ const backends = (option('--backends') ?? 'pglite,postgres').split(',');
 const levels = (option('--levels') ?? '10,200').split(',').map(Number);
 const seconds = Number(option('--seconds') ?? (quick ? 6 : 20));
 const users = Number(option('--users') ?? 500);
+const countStatements = args.includes('--count-statements');
+const cpuProfDir = option('--cpu-prof');
 const PG_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** The settings the server gets beyond its defaults (said in the report). */
 const SETTINGS = {
@@ -170,7 +175,21 @@ async function bench(/** @type {Backend} */ backend, /** @type {string} */ dir) 
     env = { DATABASE_URL: PG_URL, DATABASE_SCHEMA: schema };
   }
   const loopFile = join(dir, `loop-${backend}.json`);
-  const server = await startKitchen({ ...env, ...SETTINGS, KITCHEN_SEED: 'none' }, loopFile);
+  const sqlFile = join(dir, `sql-${backend}.json`);
+  const nodeArgs = [
+    ...(countStatements ? ['--import', new URL('./sql-counter.js', import.meta.url).href] : []),
+    ...(cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', join(cpuProfDir, backend)]),
+  ];
+  const server = await startKitchen(
+    {
+      ...env,
+      ...SETTINGS,
+      KITCHEN_SEED: 'none',
+      ...(countStatements ? { KITCHEN_LOAD_SQL_FILE: sqlFile } : {}),
+    },
+    loopFile,
+    nodeArgs,
+  );
   cleanups.push(() => server.stop());
   const names = Array.from({ length: users }, (_, i) => `load${String(i).padStart(4, '0')}`);
   const tokens = await logIn(server.url, names);
@@ -186,6 +205,7 @@ async function bench(/** @type {Backend} */ backend, /** @type {string} */ dir) 
       live: sampler(server.url, '/health/live', 200),
       metrics: sampler(server.url, '/metrics', 1_000),
     };
+    const sqlBefore = countStatements ? await sqlCounts(sqlFile) : undefined;
     const cpuBefore = server.cpuMs();
     const mainBefore = server.mainThreadCpuMs();
     /** @type {any} */
@@ -201,7 +221,10 @@ async function bench(/** @type {Backend} */ backend, /** @type {string} */ dir) 
     const metrics = await probes.metrics();
     const loop = await server.loopDelay();
     const latencies = /** @type {number[]} */ (result.latencies).sort((a, b) => a - b);
+    const statements =
+      sqlBefore === undefined ? undefined : perRun(sqlBefore, await sqlCounts(sqlFile), latencies.length);
     const row = {
+      ...(statements === undefined ? {} : { statements }),
       backend,
       concurrency,
       runs: latencies.length,
@@ -220,11 +243,40 @@ async function bench(/** @type {Backend} */ backend, /** @type {string} */ dir) 
     };
     rows.push(row);
     console.error(
-      `${backend} c=${concurrency}: ${int(row.runsPerS)} runs/s, p99 ${int(row.p99Ms)} ms, /health p99 ${int(health.p99Ms)} ms, loop p99 ${int(loop?.p99Ms ?? NaN)} ms`,
+      `${backend} c=${concurrency}: ${int(row.runsPerS)} runs/s, p99 ${int(row.p99Ms)} ms, /health p99 ${int(health.p99Ms)} ms, loop p99 ${int(loop?.p99Ms ?? NaN)} ms` +
+        (statements === undefined ? '' : `, ${statements.total.toFixed(1)} SQL statements per run`),
     );
   }
   await server.stop();
   return rows;
+}
+
+/** The counts `sql-counter.js` wrote (its threads' files summed), a second after the last statement. */
+async function sqlCounts(/** @type {string} */ sqlFile) {
+  await new Promise((resolve) => setTimeout(resolve, 1_200));
+  /** @type {Record<string, number>} */
+  const sum = {};
+  const base = sqlFile.split('/').at(-1) ?? '';
+  for (const name of readdirSync(dirname(sqlFile)).filter((n) => n.startsWith(`${base}.`))) {
+    const counts = /** @type {Record<string, number>} */ (
+      JSON.parse(readFileSync(join(dirname(sqlFile), name), 'utf8'))
+    );
+    for (const [sql, n] of Object.entries(counts)) sum[sql] = (sum[sql] ?? 0) + n;
+  }
+  return sum;
+}
+
+/** Statements per run answered over a level: the total and by text, most first. */
+function perRun(
+  /** @type {Record<string, number>} */ before,
+  /** @type {Record<string, number>} */ after,
+  /** @type {number} */ runs,
+) {
+  const bySql = Object.entries(after)
+    .map(([sql, n]) => /** @type {[string, number]} */ ([sql, (n - (before[sql] ?? 0)) / Math.max(1, runs)]))
+    .filter(([, n]) => n > 0)
+    .sort((a, b) => b[1] - a[1]);
+  return { total: bySql.reduce((acc, [, n]) => acc + n, 0), bySql: Object.fromEntries(bySql) };
 }
 
 const dir = mkdtempSync(join(os.tmpdir(), 'kitchen-load-'));
@@ -298,6 +350,11 @@ console.log(
     ]),
   ),
 );
+for (const r of rows.filter((r) => r.statements !== undefined)) {
+  console.log(`\nSQL statements per run, ${r.backend} c=${r.concurrency}: ${r.statements?.total.toFixed(1)}`);
+  for (const [sql, n] of Object.entries(r.statements?.bySql ?? {}))
+    console.log(`  ${n.toFixed(2).padStart(6)}  ${sql}`);
+}
 const resultsDir = join(here, '..', 'results');
 mkdirSync(resultsDir, { recursive: true });
 const json = JSON.stringify({ meta, rows }, null, 2);

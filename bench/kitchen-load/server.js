@@ -26,9 +26,10 @@ function cpuMsOf(file) {
 /**
  * @param {Record<string, string>} env
  * @param {string} loopFile where the loop monitor writes
+ * @param {string[]} [nodeArgs] more `node` options (`--cpu-prof`, another `--import`)
  */
-export async function startKitchen(env, loopFile) {
-  const child = spawn(process.execPath, ['--import', MONITOR, KITCHEN_BIN, 'start'], {
+export async function startKitchen(env, loopFile, nodeArgs = []) {
+  const child = spawn(process.execPath, ['--import', MONITOR, ...nodeArgs, KITCHEN_BIN, 'start'], {
     env: {
       PATH: process.env['PATH'] ?? '',
       HOME: process.env['HOME'] ?? '',

@@ -20,10 +20,17 @@ export interface KitchenConfig {
   /** `DATABASE_SCHEMA`: the PostgreSQL schema to use (created if missing); default `public`. */
   readonly schema: string | undefined;
   /**
-   * `REINS_DB_CONNECT_TIMEOUT_MS` (PostgreSQL): a connection (new, or free in a full pool)
-   * within this long, else 503 `SERVICE_UNAVAILABLE` (default 1 000).
+   * `REINS_DB_CONNECT_TIMEOUT_MS` (PostgreSQL): a new connection within this long, else 503
+   * `SERVICE_UNAVAILABLE` (default 1 000).
    */
   readonly dbConnectTimeoutMs: number;
+  /** `REINS_DB_POOL_SIZE` (PostgreSQL): connections of this instance's pool (default 10). */
+  readonly dbPoolSize: number;
+  /**
+   * `REINS_DB_POOL_WAIT_MS` (PostgreSQL): while every connection is busy, a statement waits this
+   * long for one (a queue under load is not an outage), else 503 (default 5 000).
+   */
+  readonly dbPoolWaitMs: number;
   /**
    * `REINS_DB_QUERY_TIMEOUT_MS` (PostgreSQL): the longest wait for one statement's answer, else
    * 503 `SERVICE_UNAVAILABLE`; the server cancels it a little earlier (default 1 500).
@@ -164,6 +171,12 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
       'REINS_DB_CONNECT_TIMEOUT_MS',
       env['REINS_DB_CONNECT_TIMEOUT_MS'],
       PG_DB_DEFAULTS.connectionTimeoutMs,
+    ),
+    dbPoolSize: wholeNumber('REINS_DB_POOL_SIZE', env['REINS_DB_POOL_SIZE'], PG_DB_DEFAULTS.maxConnections),
+    dbPoolWaitMs: wholeNumber(
+      'REINS_DB_POOL_WAIT_MS',
+      env['REINS_DB_POOL_WAIT_MS'],
+      PG_DB_DEFAULTS.poolWaitMs,
     ),
     dbQueryTimeoutMs: wholeNumber(
       'REINS_DB_QUERY_TIMEOUT_MS',

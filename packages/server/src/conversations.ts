@@ -39,13 +39,15 @@ export class Conversations {
   /**
    * Opens the turn of run `runId`: the conversation's earlier turns as context. A given id of
    * someone else's conversation is a 404, like one that does not exist and cannot be made.
+   * `fresh`: the id was just made here (none was given), so there are no earlier turns to read.
    */
   async begin(
     ownerId: string,
     conversationId: string,
     turn: { runId: string; query: string; at: number },
+    fresh = false,
   ): Promise<{ context: string | undefined }> {
-    const existing = await this.store.get(conversationId, ownerId, turn.at);
+    const existing = fresh ? undefined : await this.store.get(conversationId, ownerId, turn.at);
     const context = existing === undefined ? undefined : conversationContext(existing.turns, this.options);
     const added = await this.store.addTurn(
       conversationId,

@@ -1,5 +1,13 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryRunStore, type ChatMessage, type Model, type ModelRequest, type RunEvent } from 'reins';
+import {
+  memoryConversationStore,
+  memoryRunStore,
+  type ChatMessage,
+  type ConversationStore,
+  type Model,
+  type ModelRequest,
+  type RunEvent,
+} from 'reins';
 import { as, final, openSse, postJson, start, writeAs, type Started } from './helpers.js';
 
 /** A model that answers from a list and keeps the system prompt of every call. */
@@ -83,6 +91,36 @@ describe('conversations: a follow-up sees the earlier turns', () => {
       ['今天晚饭吃什么？', '今晚做番茄炒蛋', 'success'],
       ['那明天呢？', '明天做青椒肉丝', 'success'],
     ]);
+  });
+
+  it('a run without a conversationId reads no earlier turns (its id is new); one with an id does', async () => {
+    // A read per run that can only find nothing: at 200 runs in flight, a statement each for nothing.
+    const memory = memoryConversationStore();
+    const reads: string[] = [];
+    const store: ConversationStore = {
+      ...memory,
+      get: (conversationId, ownerId, now) => {
+        reads.push(conversationId);
+        return memory.get(conversationId, ownerId, now);
+      },
+    };
+    running = await start({
+      agents: { chef: { model: recordingModel([final('a'), final('b')]).model, tools: [] } },
+      conversations: { store },
+    });
+    const first = await postJson(`${running.url}/v1/runs`, { agent: 'chef', input: 'hi' }, as('alice'));
+    expect(first.status).toBe(200);
+    expect(reads).toEqual([]);
+    const events = first.body.events as RunEvent[];
+    const conversationId = (events[0] as Extract<RunEvent, { type: 'start' }>).conversationId;
+    expect(conversationId).toBeDefined();
+    const second = await postJson(
+      `${running.url}/v1/runs`,
+      { agent: 'chef', input: 'and then?', conversationId },
+      as('alice'),
+    );
+    expect(second.status).toBe(200);
+    expect(reads).toEqual([conversationId]);
   });
 
   it("someone else's conversation is a 404 everywhere, and cannot be continued", async () => {

@@ -24,9 +24,16 @@ interface Waiting {
  * its count is the expected one, and its events are inserted only with that update, so the
  * statement is all-or-nothing per run and atomic as a whole. At most one job per run per
  * statement (the store orders a run's appends).
+ *
+ * One statement at a time (group commit): appends submitted while one is being written wait for
+ * it and go together in the next. A tick alone is not enough when the answers that lead to
+ * appends arrive one per turn of the event loop (PGlite in its thread hands them out so): each
+ * run's append then had a statement of its own — 3.4 per run at 200 runs in flight, against
+ * 0.01 with PGlite in the main thread.
  */
 export class AppendBatcher {
   #waiting: Waiting[] = [];
+  #writing = false;
 
   constructor(
     private readonly db: PgQueryable,
@@ -37,11 +44,23 @@ export class AppendBatcher {
   /** Resolves with how many of the job's events were inserted (all, or none when the guard failed). */
   submit(job: AppendJob): Promise<number> {
     return new Promise((resolve, reject) => {
-      if (this.#waiting.push({ job, resolve, reject }) === 1) setImmediate(() => void this.#flush());
+      if (this.#waiting.push({ job, resolve, reject }) === 1 && !this.#writing)
+        setImmediate(() => void this.#flush());
     });
   }
 
   async #flush(): Promise<void> {
+    this.#writing = true;
+    try {
+      await this.#write();
+    } finally {
+      this.#writing = false;
+      // What came in meanwhile goes next, together.
+      if (this.#waiting.length > 0) setImmediate(() => void this.#flush());
+    }
+  }
+
+  async #write(): Promise<void> {
     const waiting = this.#waiting;
     this.#waiting = [];
     const jobs = waiting.map((w) => w.job);

@@ -203,6 +203,38 @@ describe('sqlRunStore appends', () => {
     for (const id of ids) expect((await store.load(id))?.events).toEqual(events(id, 0, 2));
   });
 
+  it('made in separate ticks while one is being written go together in the next statement', async () => {
+    // Answers that lead to appends may arrive one per turn of the event loop (PGlite in its
+    // thread hands them out so): a tick alone would give each run a statement of its own.
+    const { db: counted, inserts } = counting();
+    let release = (): void => undefined;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let holding = true;
+    const db: PgQueryable = {
+      query: async (text, values) => {
+        if (holding && text.includes(`INSERT INTO ${schema}.reins_run_events`)) {
+          holding = false;
+          await held;
+        }
+        return counted.query(text, values);
+      },
+    };
+    const store = await sqlRunStore(db, { schema });
+    const ids = Array.from({ length: 20 }, (_, i) => `turns-${i}`);
+    for (const id of ids) await store.create(newRun(id));
+    const before = inserts();
+    const first = store.append('turns-0', events('turns-0', 0, 1));
+    const rest: Promise<void>[] = [];
+    for (const id of ids.slice(1)) {
+      await new Promise((resolve) => setImmediate(resolve)); // a turn of the event loop each
+      rest.push(store.append(id, events(id, 0, 1)));
+    }
+    release();
+    await Promise.all([first, ...rest]);
+    expect(inserts() - before).toBe(2);
+    for (const id of ids) expect((await store.load(id))?.events).toEqual(events(id, 0, 1));
+  });
+
   it('of one run, called without waiting, are written in call order; a bad one fails alone', async () => {
     const store = await sqlRunStore(database.db, { schema });
     await store.create(newRun('order-1'));

@@ -23,6 +23,7 @@ const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT 
 environment: PORT, DATABASE_URL (PostgreSQL; unset → PGlite), REINS_DATA_DIR (PGlite directory),
              REINS_PGLITE_THREAD (on | off), REINS_PGLITE_TX_IDLE_TIMEOUT_MS (PGlite in its thread),
              REINS_DB_CONNECT_TIMEOUT_MS, REINS_DB_QUERY_TIMEOUT_MS (PostgreSQL deadlines),
+             REINS_DB_POOL_SIZE, REINS_DB_POOL_WAIT_MS (PostgreSQL pool),
              KITCHEN_SEED (demo | none), REDIS_URL (quota counters), KITCHEN_MCP_TOKEN,
              REINS_MODE (embedded | shared), REINS_ROLE, REINS_WORKER_CONCURRENCY,
              REINS_WORKER_LOCK_MS, REINS_DRAIN_GRACE_MS, NUTRITION_MCP_URL, NUTRITION_MCP_TOKEN,

@@ -24,6 +24,8 @@ export async function openKitchen(config: KitchenConfig): Promise<OpenedKitchen>
           databaseUrl: config.databaseUrl,
           ...(config.schema === undefined ? {} : { schema: config.schema }),
           connectTimeoutMs: config.dbConnectTimeoutMs,
+          poolSize: config.dbPoolSize,
+          poolWaitMs: config.dbPoolWaitMs,
           queryTimeoutMs: config.dbQueryTimeoutMs,
         },
   );

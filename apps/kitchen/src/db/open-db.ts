@@ -19,6 +19,10 @@ export interface StorageOptions {
   readonly schema?: string;
   /** PostgreSQL: see `PgDbOptions.connectionTimeoutMs` (default 1 000 ms). */
   readonly connectTimeoutMs?: number;
+  /** PostgreSQL: see `PgDbOptions.maxConnections` (default 10). */
+  readonly poolSize?: number;
+  /** PostgreSQL: see `PgDbOptions.poolWaitMs` (default 5 000 ms). */
+  readonly poolWaitMs?: number;
   /** PostgreSQL: see `PgDbOptions.queryTimeoutMs` (default 1 500 ms). */
   readonly queryTimeoutMs?: number;
 }
@@ -34,6 +38,8 @@ export async function openStorage(options: StorageOptions): Promise<Db> {
             ? {}
             : { connectionTimeoutMs: options.connectTimeoutMs }),
           ...(options.queryTimeoutMs === undefined ? {} : { queryTimeoutMs: options.queryTimeoutMs }),
+          ...(options.poolSize === undefined ? {} : { maxConnections: options.poolSize }),
+          ...(options.poolWaitMs === undefined ? {} : { poolWaitMs: options.poolWaitMs }),
         })
       : await openPglite(options);
   try {

@@ -2,16 +2,22 @@ import pg from 'pg';
 import { DependencyUnavailableError } from 'reins';
 import { pgUnavailableReason } from '@reins/stores';
 import type { Db, Queryable } from './db.js';
+import { PoolGate } from './pool-gate.js';
 
 export interface PgDbOptions {
   readonly connectionString: string;
   /** Tables live in this schema (created if missing); default `public`. Tests use one per file. */
   readonly schema?: string;
-  /** Default 10: the pool size of one API instance. */
+  /** The pool size of one instance. Default 10 (`REINS_DB_POOL_SIZE`). */
   readonly maxConnections?: number;
   /**
-   * A new connection, or a free one from a full pool, within this long (pg waits forever by
-   * default). Default 1 000 ms (`REINS_DB_CONNECT_TIMEOUT_MS`).
+   * While every connection is busy, a statement waits this long for one (in order), then fails
+   * as unavailable: a queue under load is not an outage. Default 5 000 ms (`REINS_DB_POOL_WAIT_MS`).
+   */
+  readonly poolWaitMs?: number;
+  /**
+   * A new connection within this long (pg waits forever by default). Default 1 000 ms
+   * (`REINS_DB_CONNECT_TIMEOUT_MS`).
    */
   readonly connectionTimeoutMs?: number;
   /**
@@ -26,6 +32,8 @@ export interface PgDbOptions {
 }
 
 export const PG_DB_DEFAULTS = {
+  maxConnections: 10,
+  poolWaitMs: 5_000,
   connectionTimeoutMs: 1_000,
   queryTimeoutMs: 1_500,
   migrationTimeoutMs: 60_000,
@@ -52,11 +60,18 @@ export function databaseFailure(thrown: unknown): unknown {
       );
 }
 
-async function guarded<T>(call: () => Promise<T>): Promise<T> {
+/** Called with every failure that means the database is unreachable (not a slow statement). */
+type OnOutage = (error: DependencyUnavailableError) => void;
+
+async function guarded<T>(call: () => Promise<T>, onOutage?: OnOutage): Promise<T> {
   try {
     return await call();
   } catch (thrown) {
-    throw databaseFailure(thrown);
+    const failure = databaseFailure(thrown);
+    // A statement the live server cancelled (57014) says nothing about the others' chances.
+    if (failure instanceof DependencyUnavailableError && (thrown as { code?: unknown }).code !== '57014')
+      onOutage?.(failure);
+    throw failure;
   }
 }
 
@@ -64,10 +79,16 @@ async function guarded<T>(call: () => Promise<T>): Promise<T> {
 const serverTimeout = (queryTimeoutMs: number): number =>
   Math.max(Math.round(queryTimeoutMs * 0.8), queryTimeoutMs - 250);
 
-function wrap(client: Pick<pg.PoolClient, 'query'>, migrationTimeoutMs: number): Queryable {
+/** `turn`: how a statement gets its connection (the pool's gate; a transaction's own: at once). */
+function wrap(
+  client: Pick<pg.PoolClient, 'query'>,
+  migrationTimeoutMs: number,
+  turn: <T>(use: () => Promise<T>) => Promise<T> = (use) => use(),
+  onOutage?: OnOutage,
+): Queryable {
   return {
     query: async <R extends object>(sql: string, params: readonly unknown[] = []) =>
-      (await guarded(() => client.query<R & pg.QueryResultRow>(sql, [...params]))).rows,
+      (await turn(() => guarded(() => client.query<R & pg.QueryResultRow>(sql, [...params]), onOutage))).rows,
     exec: async (script) => {
       // No parameters → simple protocol: several statements, one implicit transaction (or the
       // caller's), so `SET LOCAL` lifts the statement deadline for this script only.
@@ -76,7 +97,7 @@ function wrap(client: Pick<pg.PoolClient, 'query'>, migrationTimeoutMs: number):
         text: `SET LOCAL statement_timeout = ${serverTimeout(migrationTimeoutMs)};\n${script}`,
         query_timeout: migrationTimeoutMs,
       };
-      await guarded(() => client.query(config));
+      await turn(() => guarded(() => client.query(config), onOutage));
     },
   };
 }
@@ -87,9 +108,13 @@ export async function openPgDb(options: PgDbOptions): Promise<Db> {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`invalid schema name: ${schema}`);
   const queryTimeoutMs = options.queryTimeoutMs ?? PG_DB_DEFAULTS.queryTimeoutMs;
   const migrationTimeoutMs = options.migrationTimeoutMs ?? PG_DB_DEFAULTS.migrationTimeoutMs;
+  const size = options.maxConnections ?? PG_DB_DEFAULTS.maxConnections;
+  const poolWaitMs = options.poolWaitMs ?? PG_DB_DEFAULTS.poolWaitMs;
   const poolOptions = {
     connectionString: options.connectionString,
-    max: options.maxConnections ?? 10,
+    max: size,
+    // Only opening a connection is bounded by this: the gate below never lets a statement wait
+    // in the pool's own queue.
     connectionTimeoutMillis: options.connectionTimeoutMs ?? PG_DB_DEFAULTS.connectionTimeoutMs,
     statement_timeout: serverTimeout(queryTimeoutMs),
     query_timeout: queryTimeoutMs,
@@ -112,31 +137,45 @@ export async function openPgDb(options: PgDbOptions): Promise<Db> {
   const pool = new pg.Pool(poolOptions);
   // An idle client that errors (server restart) must not crash the process; the next query reconnects.
   pool.on('error', () => undefined);
+  const gate = new PoolGate({
+    size,
+    waitMs: poolWaitMs,
+    busy: () =>
+      new DependencyUnavailableError(
+        'database',
+        `all ${size} database connections stayed busy for ${poolWaitMs} ms (REINS_DB_POOL_SIZE); try again shortly`,
+      ),
+  });
+  // The database is unreachable: the statements queued behind would each spend a deadline on it.
+  const onOutage: OnOutage = (error) => gate.failWaiting(error);
+  const turn = <T>(use: () => Promise<T>) => gate.run(use);
   return {
     backend: 'postgres',
-    ...wrap(pool, migrationTimeoutMs),
-    transaction: async (fn) => {
-      const client = await guarded(() => pool.connect());
-      let broken: Error | undefined;
-      try {
-        await guarded(() => client.query('BEGIN'));
-        const result = await fn(wrap(client, migrationTimeoutMs));
-        await guarded(() => client.query('COMMIT'));
-        return result;
-      } catch (error) {
-        // A connection that failed is dropped, not rolled back: a ROLLBACK on a dead link would
-        // spend another deadline, and the server rolls back a transaction whose connection dies.
-        if (error instanceof DependencyUnavailableError) broken = error;
-        else
-          broken = await client.query('ROLLBACK').then(
-            () => undefined,
-            (rollback: unknown) => (rollback instanceof Error ? rollback : new Error('ROLLBACK failed')),
-          );
-        throw error;
-      } finally {
-        client.release(broken); // with an error: the client is destroyed, never reused mid-transaction
-      }
-    },
+    ...wrap(pool, migrationTimeoutMs, turn, onOutage),
+    transaction: (fn) => turn(() => transaction(fn)),
     close: () => pool.end(),
   };
+
+  async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await guarded(() => pool.connect(), onOutage);
+    let broken: Error | undefined;
+    try {
+      await guarded(() => client.query('BEGIN'), onOutage);
+      const result = await fn(wrap(client, migrationTimeoutMs, undefined, onOutage));
+      await guarded(() => client.query('COMMIT'), onOutage);
+      return result;
+    } catch (error) {
+      // A connection that failed is dropped, not rolled back: a ROLLBACK on a dead link would
+      // spend another deadline, and the server rolls back a transaction whose connection dies.
+      if (error instanceof DependencyUnavailableError) broken = error;
+      else
+        broken = await client.query('ROLLBACK').then(
+          () => undefined,
+          (rollback: unknown) => (rollback instanceof Error ? rollback : new Error('ROLLBACK failed')),
+        );
+      throw error;
+    } finally {
+      client.release(broken); // with an error: the client is destroyed, never reused mid-transaction
+    }
+  }
 }

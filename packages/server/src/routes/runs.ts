@@ -65,11 +65,12 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         const { context } =
           s.conversations === undefined
             ? { context: undefined }
-            : await s.conversations.begin(principal.id, conversationId, {
-                runId,
-                query: input,
-                at: s.deps.now(),
-              });
+            : await s.conversations.begin(
+                principal.id,
+                conversationId,
+                { runId, query: input, at: s.deps.now() },
+                named === undefined,
+              );
         const request: RunRequest = { agent, query: input, principal, options, conversationId, context };
         await s.durable?.create(runId, request, s.deps.now());
         // Shared mode: a worker takes it from the queue (and takes its hold over, by run id).
