@@ -65,7 +65,7 @@ describe('kitchen CLI on the embedded default', () => {
     } finally {
       await running.close();
     }
-  }, 60_000);
+  }, 180_000); // seven commands, each opening PGlite (the first creates it): ~10 s quiet, over 60 s on a saturated machine
 
   it('errors: usage errors exit 2, refused operations exit 1 with the code', async () => {
     const unknown = capture(env());
