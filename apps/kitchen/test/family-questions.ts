@@ -83,26 +83,36 @@ export const FAMILY_QUESTIONS: readonly FamilyQuestion[] = [
   { q: '哪些东西已经过期了？', tools: ['fridge_items'], has: ['已经过期', '牛奶'] },
   { q: '冰箱里有什么快过期了？', user: 'laowang', tools: ['fridge_items'], has: ['鲈鱼'], not: ['嫩豆腐'] },
   // This week's plan, meal slots respected.
-  { q: '这周的菜单怎么安排？', tools: ['meal_plan'], cards: ['meal_plan'], has: ['这周已安排 5 顿饭'] },
+  {
+    q: '这周的菜单怎么安排？',
+    tools: ['meal_plan'],
+    cards: ['meal_plan'],
+    has: ['这周已安排 4 顿饭（5 道菜）', '午饭 麻婆豆腐'],
+  },
   {
     q: '这周晚饭怎么安排？',
     tools: ['meal_plan'],
     cards: ['meal_plan'],
-    has: ['这周已安排 4 顿晚饭'],
-    not: ['麻婆豆腐'],
+    has: ['这周已安排 3 顿晚饭（4 道菜）', '晚饭 番茄炒蛋、蒜蓉西兰花'],
+    not: ['午饭', '麻婆豆腐'],
   },
-  { q: '这周午饭吃什么？', tools: ['meal_plan'], cards: ['meal_plan'], has: ['1 顿午饭', '麻婆豆腐'] },
+  {
+    q: '这周午饭吃什么？',
+    tools: ['meal_plan'],
+    cards: ['meal_plan'],
+    has: ['1 顿午饭（1 道菜）', '午饭 麻婆豆腐'],
+  },
   {
     q: "What's the plan for dinners this week?",
     tools: ['meal_plan'],
     cards: ['meal_plan'],
-    has: ['4 dinner(s) planned'],
+    has: ['3 dinner(s) planned this week (4 dish(es))'],
   },
   {
     q: "What's the plan this week?",
     tools: ['meal_plan'],
     cards: ['meal_plan'],
-    has: ['5 meal(s) planned', 'lunch'],
+    has: ['4 meal(s) planned this week (5 dish(es))', 'lunch 麻婆豆腐'],
   },
   { q: '本周菜单', tools: ['meal_plan'], cards: ['meal_plan'], has: ['这周已安排'] },
   {
@@ -190,7 +200,7 @@ export const FAMILY_QUESTIONS: readonly FamilyQuestion[] = [
     q: '家里谁有过敏？另外这周晚饭怎么安排？',
     tools: ['household_preferences', 'meal_plan'],
     cards: ['meal_plan'],
-    has: ['花生', '4 顿晚饭'],
+    has: ['花生', '3 顿晚饭'],
   },
   {
     q: '今晚能做什么菜？顺便查一下鸡蛋的营养',

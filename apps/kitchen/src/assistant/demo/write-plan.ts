@@ -40,7 +40,18 @@ export function plan(c: Context): KitchenAnswer {
   const day = (date: string) => `${weekdayName(date, c.zh)} ${date.slice(5)}`;
   const meal = (s: Slot) => c.say(SLOT_NAMES[s][0], SLOT_NAMES[s][1]);
   const show = (e: { date: string; slot: Slot; recipeName: string }) =>
-    c.say(`${day(e.date)}${meal(e.slot)} ${e.recipeName}`, `${day(e.date)} ${meal(e.slot)} ${e.recipeName}`);
+    `${day(e.date)} ${meal(e.slot)} ${e.recipeName}`;
+  // A meal is a date and a slot; two dishes on one dinner are one dinner, not two.
+  const meals = new Map<string, { date: string; slot: Slot; dishes: string[] }>();
+  for (const e of shown) {
+    const key = `${e.date}|${e.slot}`;
+    const m = meals.get(key) ?? { date: e.date, slot: e.slot, dishes: [] };
+    m.dishes.push(e.recipeName);
+    meals.set(key, m);
+  }
+  const showMeal = (m: { date: string; slot: Slot; dishes: string[] }) =>
+    `${day(m.date)} ${meal(m.slot)} ${list(c.zh, m.dishes)}`;
+  const count = meals.size;
   const what =
     c.slot === undefined ? c.say('顿饭', 'meal(s)') : c.say(`顿${meal(c.slot)}`, `${meal(c.slot)}(s)`);
   const lines = [
@@ -50,8 +61,8 @@ export function plan(c: Context): KitchenAnswer {
           `No ${c.slot === undefined ? 'meals are' : `${meal(c.slot)} is`} planned this week yet.`,
         )
       : c.say(
-          `这周已安排 ${shown.length} ${what}：${list(true, shown.map(show))}。`,
-          `${shown.length} ${what} planned this week: ${list(false, shown.map(show))}.`,
+          `这周已安排 ${count} ${what}（${shown.length} 道菜）：${[...meals.values()].map(showMeal).join('；')}。`,
+          `${count} ${what} planned this week (${shown.length} dish(es)): ${[...meals.values()].map(showMeal).join('; ')}.`,
         ),
   ];
   const suggested = entries.filter((e) => e.status === 'suggested');
