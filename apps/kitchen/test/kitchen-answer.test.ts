@@ -128,6 +128,7 @@ describe('finalizeKitchenAnswer: labels are stamped by code', () => {
           missing: [],
         },
       ],
+      itemsAtHome: 12,
     });
     const plan = obs('meal_plan', {
       from: '2026-04-27',

@@ -95,6 +95,7 @@ describeEachBackend(
         ['meal_plan', []],
         ['fridge_items', []],
         ['household_preferences', []],
+        ['search_recipes', []], // reads the whole fridge itself: no step waits for another
       ]);
       expect(record.format).toBe('structured');
       expect(record.final_answer).toContain(KITCHEN_DEMO_NOTICE.zh);

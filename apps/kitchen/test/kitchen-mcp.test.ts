@@ -63,6 +63,22 @@ describeEachBackend('inward MCP server over Streamable HTTP (bearer = session to
         expect(aItems).not.toContain('鲈鱼');
         expect(bItems).toContain('鲈鱼');
         expect(bItems).not.toContain('嫩豆腐');
+        // The bounded fridge view carries its total; the recipe search needs no list from the
+        // client: the service matches the caller's whole fridge and pantry.
+        const few = await callOver(a, 'fridge_items', { limit: 3 });
+        expect(few?.result).toMatchObject({ total: 16 });
+        expect(names(few)).toEqual(['牛奶', '嫩豆腐', '肉末']);
+        const search = (await callOver(a, 'search_recipes', {}))?.result as {
+          matches: { recipe: { name: string }; matched: string[]; missing: string[] }[];
+          itemsAtHome: number;
+        };
+        expect(search.itemsAtHome).toBe(15); // 16 items, 牛奶 expired
+        const garlic = search.matches.find((m) => m.recipe.name === '蒜蓉西兰花');
+        expect(garlic?.matched).toEqual(['西兰花', '大蒜']);
+        const wangSearch = JSON.stringify((await callOver(b, 'search_recipes', {}))?.result);
+        expect(wangSearch).not.toContain('蒜蓉西兰花');
+        const forged = await callOver(a, 'search_recipes', { householdId: await h.householdId('老王家') });
+        expect(forged?.status).not.toBe('ok');
         // A household id smuggled into the arguments is refused by the strict input schema.
         const smuggled = await callOver(a, 'fridge_items', { householdId: await h.householdId('老王家') });
         expect(smuggled?.status).not.toBe('ok');

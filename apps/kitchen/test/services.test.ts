@@ -77,11 +77,12 @@ describeEachBackend('service layer (what the assistant tools will call)', (harne
       await expect(call()).rejects.toMatchObject({ code: 'INVALID_PARAMETER' });
     }
     const items = await reads.fridgeItems(xiaojia, { expiringWithinDays: 1 });
-    expect(items.map((i) => i.name)).toEqual(['牛奶', '嫩豆腐', '肉末']);
+    expect(items.items.map((i) => i.name)).toEqual(['牛奶', '嫩豆腐', '肉末']);
+    expect(items.total).toBe(3);
     const plan = await reads.mealPlan(xiaojia, { from: '2026-05-01', to: '2026-05-01' });
     expect(plan.map((e) => e.recipeName)).toEqual(['番茄炒蛋', '蒜蓉西兰花']);
     expect((await reads.householdProfile(xiaojia)).allergies.map((a) => a.label)).toEqual(['花生']);
-    const matches = await reads.searchRecipes(xiaojia, { ingredients: ['可乐'] });
+    const { matches } = await reads.searchRecipes(xiaojia, { ingredients: ['可乐'] });
     expect(matches.map((m) => m.recipe.name)).toEqual(['可乐鸡翅']);
     // No principal claim, no household: refused, not defaulted.
     await expect(reads.householdProfile({ id: xiaojia.id })).rejects.toMatchObject({

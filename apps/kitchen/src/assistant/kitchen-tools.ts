@@ -19,33 +19,33 @@ export function kitchenTools(reads: KitchenReads): AnyTool[] {
   const fridgeItems = defineTool({
     name: 'fridge_items',
     description:
-      "The household's fridge, freezer and pantry items, soonest expiry first, with daysLeft (negative: expired). " +
-      'expiringWithinDays keeps items due within N days (expired ones included). 冰箱/冷冻/储物柜里的食材。',
+      "The household's fridge, freezer and pantry items, soonest expiry first, with daysLeft (negative: expired): " +
+      'the first `limit` (default 20) and `total`, how many there are in all. expiringWithinDays keeps items due ' +
+      'within N days (expired ones included). 冰箱/冷冻/储物柜里的食材（最早到期的在前，total 为总数）。',
     input: z.object({
       expiringWithinDays: z.number().int().min(0).max(365).optional(),
       location: z.enum(LOCATIONS).optional(),
+      limit: z.number().int().min(1).max(100).optional(),
     }),
     output: fridgeOutput,
     readOnly: true,
-    run: async (input, ctx) => ({
-      items: await viaService(() => reads.fridgeItems(ctx.principal, defined(input))),
-    }),
+    run: (input, ctx) => viaService(() => reads.fridgeItems(ctx.principal, defined(input))),
   });
 
   const searchRecipes = defineTool({
     name: 'search_recipes',
     description:
-      "Search the household's own recipes by ingredient names (e.g. 番茄, 鸡蛋), ranked by how many they use; " +
-      'each match lists matched and missing ingredients. 按食材搜索家里的菜谱。',
+      "The household's own recipes checked against everything at home (the whole fridge, freezer and pantry, " +
+      'read by the service: no need to list it): each match lists matched (at home) and missing ingredients, ' +
+      'fewest missing first. ingredients (optional, e.g. 番茄) keeps recipes using them. ' +
+      '用家里现有的全部食材匹配家里的菜谱；可选 ingredients 只看用到这些食材的菜。',
     input: z.object({
-      ingredients: z.array(z.string().trim().min(1).max(40)).min(1).max(20),
+      ingredients: z.array(z.string().trim().min(1).max(40)).min(1).max(20).optional(),
       limit: z.number().int().min(1).max(20).optional(),
     }),
     output: recipeSearchOutput,
     readOnly: true,
-    run: async (input, ctx) => ({
-      matches: await viaService(() => reads.searchRecipes(ctx.principal, defined(input))),
-    }),
+    run: (input, ctx) => viaService(() => reads.searchRecipes(ctx.principal, defined(input))),
   });
 
   const mealPlan = defineTool({

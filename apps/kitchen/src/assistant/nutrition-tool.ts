@@ -1,5 +1,6 @@
 import { defineTool, ToolError, type Principal, type ToolContext } from 'reins';
 import { z } from 'zod';
+import { chineseFoodName } from '../domain/food-names.js';
 import type { Recipe } from '../domain/types.js';
 import { deriveDishNutrition, type DishNutrition } from './dish-nutrition.js';
 import { viaService } from './tool-errors.js';
@@ -134,7 +135,15 @@ export function nutritionTool(lookup: NutritionLookup, options: NutritionToolOpt
         const dishes = options.dishes;
         const recipe = dishes === undefined ? null : await viaService(() => dishes(ctx.principal, food));
         if (recipe !== null) dish = await deriveDishNutrition(recipe, lookup, ctx);
-        entry = recipe === null ? await lookup(food, ctx) : null;
+        // English names go by their Chinese name first (pork → 猪肉), the name as written after.
+        const chinese = chineseFoodName(food);
+        entry =
+          recipe !== null
+            ? null
+            : chinese === undefined
+              ? await lookup(food, ctx)
+              : await lookup(chinese, ctx);
+        if (recipe === null && entry === null && chinese !== undefined) entry = await lookup(food, ctx);
       } catch (thrown) {
         if (thrown instanceof ToolError) throw thrown;
         throw new ToolError('SERVICE_UNAVAILABLE', 'the nutrition data service is unavailable');

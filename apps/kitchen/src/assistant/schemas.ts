@@ -18,7 +18,8 @@ const fridgeItem = z.object({
   expiresOn: z.string().nullable(),
   daysLeft: z.number().int().nullable(),
 });
-export const fridgeOutput = z.object({ items: z.array(fridgeItem) });
+/** `total`: how many items match in all; `items` is the first of them (soonest expiry first). */
+export const fridgeOutput = z.object({ items: z.array(fridgeItem), total: z.number().int() });
 
 const ingredient = z.object({
   name: z.string(),
@@ -33,10 +34,12 @@ const recipe = z.object({
   steps: z.array(z.string()).readonly(),
   tags: z.array(z.string()).readonly(),
 });
+/** `matched`: the recipe's ingredients at home; `missing`: the others; `itemsAtHome`: items compared. */
 export const recipeSearchOutput = z.object({
   matches: z.array(
     z.object({ recipe, matched: z.array(z.string()).readonly(), missing: z.array(z.string()).readonly() }),
   ),
+  itemsAtHome: z.number().int(),
 });
 
 const mealPlanEntry = z.object({

@@ -50,3 +50,15 @@ export function broaderName(name: string): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * Every `[name, pattern]` pair that `namePatterns` adds beyond the name itself (synonyms and the
+ * cuts of a broad word), for SQL that matches stored names without a round trip per name.
+ */
+export function aliasPairs(): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (const group of SYNONYMS)
+    for (const name of group) for (const other of group) if (other !== name) pairs.push([name, other]);
+  for (const [broad, cuts] of Object.entries(BROADER)) for (const cut of cuts) pairs.push([broad, cut]);
+  return pairs;
+}

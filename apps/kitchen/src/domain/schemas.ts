@@ -71,6 +71,19 @@ export const recipeListQuery = z.strictObject({
   q: z.string().trim().max(80).optional(),
   tag: z.string().trim().max(20).optional(),
 });
+/** Recipes against what is at home; `ingredients` (optional) keeps those using one of them, first. */
+export const homeMatchInput = z.strictObject({
+  ingredients: z.array(text(40)).min(1).max(20).optional(),
+  limit: z.number().int().min(1).max(50).default(10),
+});
+
+/** A bounded view of the fridge (soonest expiry first) for the assistant: `limit` items of `total`. */
+export const fridgeOverviewQuery = z.strictObject({
+  expiringWithinDays: z.number().int().min(0).max(365).optional(),
+  location: z.enum(LOCATIONS).optional(),
+  limit: z.number().int().min(1).max(100).default(20),
+});
+
 export const recipeSearchInput = z.strictObject({
   ingredients: z.array(text(40)).min(1).max(20),
   limit: z.number().int().min(1).max(50).default(10),

@@ -1,6 +1,12 @@
 import type { z } from 'zod';
 import { conflict, notFound } from '../domain/errors.js';
-import { fridgeItemInput, fridgeItemPatch, fridgeListQuery, useUpInput } from '../domain/schemas.js';
+import {
+  fridgeItemInput,
+  fridgeItemPatch,
+  fridgeListQuery,
+  fridgeOverviewQuery,
+  useUpInput,
+} from '../domain/schemas.js';
 import type { FridgeItem, IsoDate, Location } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
 import { acceptedVersions, checkIfMatch, type WriteOptions } from '../domain/versions.js';
@@ -32,6 +38,11 @@ export interface UseUpResult {
 export interface FridgeService {
   /** Soonest expiry first (no date last); `expiringWithinDays` keeps items due by today + N, expired ones included. */
   list(principal: KitchenPrincipal, query?: unknown): Promise<FridgeItem[]>;
+  /**
+   * `{expiringWithinDays?, location?, limit?}`: the first `limit` (default 20) of `list`'s order
+   * and how many there are in all, so a household with 500 items gets a bounded, useful view.
+   */
+  overview(principal: KitchenPrincipal, query?: unknown): Promise<{ items: FridgeItem[]; total: number }>;
   get(principal: KitchenPrincipal, id: string): Promise<FridgeItem>;
   create(principal: KitchenPrincipal, input: unknown): Promise<FridgeItem>;
   /** Fields given replace the stored ones; +1 version. `ifMatch` not naming the current version: 412. */
@@ -77,26 +88,41 @@ export function createFridgeService(env: ServiceEnv): FridgeService {
     return row;
   }
 
+  /** WHERE (household first) and its parameters for a list filter. */
+  function listWhere(householdId: string, filter: { location?: Location; expiringWithinDays?: number }) {
+    const params: unknown[] = [householdId];
+    let where = 'household_id = $1';
+    if (filter.location !== undefined) {
+      params.push(filter.location);
+      where += ` AND location = $${params.length}`;
+    }
+    if (filter.expiringWithinDays !== undefined) {
+      params.push(addDays(env.today(), filter.expiringWithinDays));
+      where += ` AND expires_on IS NOT NULL AND expires_on <= $${params.length}::date`;
+    }
+    return { where, params };
+  }
+  const ORDER = 'ORDER BY expires_on ASC NULLS LAST, name COLLATE "C", id';
+
   return {
     async list(principal, query = {}) {
       const { householdId } = await requireMember(db, principal);
       const filter: z.output<typeof fridgeListQuery> = parseInput(fridgeListQuery, query);
-      const params: unknown[] = [householdId];
-      let where = 'household_id = $1';
-      if (filter.location !== undefined) {
-        params.push(filter.location);
-        where += ` AND location = $${params.length}`;
-      }
-      if (filter.expiringWithinDays !== undefined) {
-        params.push(addDays(env.today(), filter.expiringWithinDays));
-        where += ` AND expires_on IS NOT NULL AND expires_on <= $${params.length}::date`;
-      }
-      const rows = await db.query<Row>(
-        `SELECT ${COLUMNS} FROM fridge_items WHERE ${where}
-         ORDER BY expires_on ASC NULLS LAST, name COLLATE "C", id`,
-        params,
-      );
+      const { where, params } = listWhere(householdId, filter);
+      const rows = await db.query<Row>(`SELECT ${COLUMNS} FROM fridge_items WHERE ${where} ${ORDER}`, params);
       return rows.map(toItem);
+    },
+
+    async overview(principal, query = {}) {
+      const { householdId } = await requireMember(db, principal);
+      const filter = parseInput(fridgeOverviewQuery, query);
+      const { where, params } = listWhere(householdId, filter);
+      const rows = await db.query<Row & { total: number }>(
+        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM fridge_items WHERE ${where} ${ORDER}
+         LIMIT $${params.length + 1}`,
+        [...params, filter.limit],
+      );
+      return { items: rows.map(toItem), total: rows[0]?.total ?? 0 };
     },
 
     async get(principal, id) {

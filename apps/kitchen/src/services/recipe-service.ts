@@ -7,8 +7,9 @@ import { checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
 import type { ServiceEnv } from './env.js';
 import { requireMember, type KitchenPrincipal } from './principal.js';
+import { matchRecipesAtHome, type HomeMatches } from './recipe-home-match.js';
 
-interface RecipeRow {
+export interface RecipeRow {
   id: string;
   name: string;
   servings: number;
@@ -36,12 +37,17 @@ export interface RecipeService {
    * then by name). Names tolerate synonyms and containment: 西红柿 finds 番茄, 猪肉 finds 五花肉.
    */
   searchByIngredients(principal: KitchenPrincipal, input: unknown): Promise<RecipeMatch[]>;
+  /**
+   * `{ingredients?, limit?}`: recipes against the whole fridge and pantry (usable items), in one
+   * query: `matched` is what is at home, `missing` the rest; the fewest missing first.
+   */
+  matchAtHome(principal: KitchenPrincipal, input: unknown): Promise<HomeMatches>;
 }
 
-const RECIPE_COLUMNS = 'id, name, servings, steps, tags, version';
+export const RECIPE_COLUMNS = 'id, name, servings, steps, tags, version';
 const WHAT = 'recipe';
 
-async function loadRecipes(q: Queryable, householdId: string, rows: RecipeRow[]): Promise<Recipe[]> {
+export async function loadRecipes(q: Queryable, householdId: string, rows: RecipeRow[]): Promise<Recipe[]> {
   if (rows.length === 0) return [];
   const ingredients = await q.query<IngredientRow>(
     `SELECT i.recipe_id, i.name, i.quantity, i.unit FROM recipe_ingredients i
@@ -100,6 +106,8 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
   }
 
   return {
+    matchAtHome: (principal, input) => matchRecipesAtHome(env, principal, input),
+
     async list(principal, query = {}) {
       const { householdId } = await requireMember(db, principal);
       const filter = parseInput(recipeListQuery, query);

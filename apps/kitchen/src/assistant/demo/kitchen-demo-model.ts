@@ -1,9 +1,9 @@
 import { estimateTokens, PLANNER_MARKER, type Model, type ModelRequest, type ModelResult } from 'reins';
 import { localDate } from './dates.js';
-import { detectIntent, foodOf, isChinese } from './intent.js';
+import { detectIntent, detectParts, isChinese, type DemoPart } from './intent.js';
 import { recallCalls, rememberDecision, rememberRequest } from './memory-calls.js';
 import { nextCalls, type DemoCall } from './plan-calls.js';
-import { readSeen } from './seen.js';
+import { readSeen, type Seen } from './seen.js';
 import { KITCHEN_DEMO_NOTICE, writeAnswer } from './write-answer.js';
 import { resolveFollowUp } from './follow-up.js';
 
@@ -40,62 +40,83 @@ export function kitchenDemoModel(options: KitchenDemoModelOptions = {}): Model {
   };
 }
 
+const RESPONDER = 'You are the RESPONDER of a plan-and-execute agent.';
+
 function decide(request: ModelRequest, today: string): Record<string, unknown> {
   const asked = request.messages[1]?.content ?? '';
   // A follow-up ("那明天呢？") is answered as the question it stands for, from the conversation.
   const resolved = resolveFollowUp(asked, request.messages[0]?.content ?? '');
   // A question it asked before ("想查什么？") was answered: the answer says what to look up.
   const query = answeredInstead(resolved ?? asked, request);
-  const intent = detectIntent(query);
-  const food = intent === 'nutrition' ? foodOf(query) : undefined;
+  const parts = detectParts(query);
   const seen = readSeen(request.messages);
   const zh = isChinese(query);
-  const planner = request.messages[0]?.content.startsWith(PLANNER_MARKER) === true;
+  const system = request.messages[0]?.content ?? '';
+  const planner = system.startsWith(PLANNER_MARKER);
+  const responder = system.startsWith(RESPONDER);
   const remember = rememberRequest(query);
   if (remember !== undefined && !planner) {
     const notice = zh ? KITCHEN_DEMO_NOTICE.zh : KITCHEN_DEMO_NOTICE.en;
     return rememberDecision(remember, seen, zh, request.finalStep, notice);
   }
-  const memory = recallCalls(intent, query, seen, zh);
-  if (planner) return plan(intent, seen, today, food, memory);
+  const calls = callsFor(parts, query, seen, today, zh);
+  const label = parts.map((p) => p.intent).join('+');
+  if (planner) return plan(label, calls);
   const offered = new Set(request.tools.map((t) => t.name));
-  const calls = request.finalStep
-    ? []
-    : [...memory, ...nextCalls(intent, seen, today, food)].filter((c) => offered.has(c.action));
-  if (calls.length > 0) {
+  const now = request.finalStep ? [] : calls.filter((c) => offered.has(c.action));
+  if (now.length > 0) {
+    return { thought: `${label}: calling ${now.map((c) => c.action).join(', ')}`, actions: now };
+  }
+  // The last step with reads still missing: no answer from half the data that would blame the
+  // household ("nothing fits"); asking for them makes the run stop at its step limit, saying so.
+  const needed = calls.filter((c) => c.optional !== true);
+  if (request.finalStep && !responder && needed.length > 0) {
     return {
-      thought: `intent ${intent}: calling ${calls.map((c) => c.action).join(', ')}`,
-      actions: calls,
+      thought: `${label}: the step limit came before ${needed.map((c) => c.action).join(', ')}`,
+      actions: needed.map(({ action, input }) => ({ action, input })),
     };
   }
   return {
-    thought: `intent ${intent}: answering from ${seen.all.length} observation(s)`,
-    final: writeAnswer(intent, seen, { zh, today, food, followUp: resolved }),
+    thought: `${label}: answering from ${seen.all.length} observation(s)`,
+    final: writeAnswer(parts, seen, { zh, today, followUp: resolved }),
   };
 }
 
-/**
- * As the planner of a plan-and-execute agent: the first round of the same calls, as independent
- * steps (they run side by side); the responder request is then answered like a final step.
- * A plan cannot feed the fridge into a recipe search (the names are data, not a field), so a
- * plan answer has what one round finds.
- */
-function plan(
-  intent: ReturnType<typeof detectIntent>,
-  seen: ReturnType<typeof readSeen>,
+/** The calls still to make for every part of the question (each once), recall first. */
+function callsFor(
+  parts: readonly DemoPart[],
+  query: string,
+  seen: Seen,
   today: string,
-  food: string | undefined,
-  memory: readonly DemoCall[],
-): Record<string, unknown> {
-  const calls = [...memory, ...nextCalls(intent, seen, today, food)];
+  zh: boolean,
+): DemoCall[] {
+  const choosing = parts.find((p) => p.intent === 'cook' || p.intent === 'plan' || p.intent === 'expiring');
+  const memory = choosing === undefined ? [] : recallCalls(choosing.intent, query, seen, zh);
+  const calls: DemoCall[] = [];
+  const keys = new Set<string>();
+  for (const call of [...memory, ...parts.flatMap((p) => nextCalls(p, seen, today))]) {
+    const key = `${call.action} ${JSON.stringify(call.input)}`;
+    if (keys.has(key)) continue;
+    keys.add(key);
+    calls.push(call);
+  }
+  return calls;
+}
+
+/**
+ * As the planner of a plan-and-execute agent: the same calls as independent steps (they run
+ * side by side; the recipe search reads the fridge itself, so none waits for another); the
+ * responder request is then answered like a final step.
+ */
+function plan(label: string, calls: readonly DemoCall[]): Record<string, unknown> {
   if (calls.length === 0) {
     return {
-      thought: `intent ${intent}: nothing to look up`,
+      thought: `${label}: nothing to look up`,
       ask: '想查什么？冰箱、快过期的食材、本周菜单、过敏或某样食物的营养。/ What should I look up: the fridge, what expires soon, this week’s plan, allergies, or a food’s nutrition?',
     };
   }
   return {
-    thought: `intent ${intent}: ${calls.length} independent step(s)`,
+    thought: `${label}: ${calls.length} independent step(s)`,
     steps: calls.map((c, i) => ({ id: `s${i + 1}`, action: c.action, input: c.input, dependsOn: [] })),
   };
 }

@@ -1,24 +1,18 @@
-import type { DemoIntent } from './intent.js';
+import type { DemoPart } from './intent.js';
 import type { Seen } from './seen.js';
 import { weekOf } from './dates.js';
 import { avoidedTags } from './memory-calls.js';
+import { pageFor } from './change-request.js';
 
 export interface DemoCall {
   readonly action: string;
   readonly input: Record<string, unknown>;
+  /** Nice to have: a run at its step limit answers without it. */
+  readonly optional?: boolean;
 }
 
 /** Days ahead that count as "expiring soon". */
 export const SOON_DAYS = 3;
-
-/** Up to `max` names of usable (not expired) fridge items, soonest expiry first. */
-export function usableNames(seen: Seen, max = 8): string[] {
-  const items = seen.fridge() ?? [];
-  return [...new Set(items.filter((i) => i.daysLeft === null || i.daysLeft >= 0).map((i) => i.name))].slice(
-    0,
-    max,
-  );
-}
 
 /** Names of items due within `SOON_DAYS` (not yet expired). */
 export function soonNames(seen: Seen): string[] {
@@ -47,55 +41,59 @@ export function safeMatches(seen: Seen, preferSoon = false, avoidRemembered = tr
   return [...safe].sort((a, b) => score(b) - score(a));
 }
 
+/** How many recipes a search asks for: enough for three cards and a week of dinners. */
+const SEARCH_LIMIT = 5;
+
 /**
- * The next tool calls for an intent, from what has been observed: each intent is a few rounds,
- * later rounds built from earlier results. An empty list means: answer now.
+ * The next tool calls for one part of a question, from what has been observed. The recipe
+ * search reads the whole fridge and pantry itself, so every read is in the first round; a
+ * cook question then looks up the top dish's nutrition (`optional`: the answer stands
+ * without it). An empty list means: answer now.
  */
-export function nextCalls(
-  intent: DemoIntent,
-  seen: Seen,
-  today: string,
-  food: string | undefined,
-): DemoCall[] {
+export function nextCalls(part: DemoPart, seen: Seen, today: string): DemoCall[] {
   const pending = (calls: DemoCall[]) => calls.filter((c) => !seen.tools.has(c.action));
-  const searchFor = (names: string[]): DemoCall[] =>
-    names.length === 0
-      ? []
-      : pending([{ action: 'search_recipes', input: { ingredients: names, limit: 5 } }]);
-  switch (intent) {
+  const reads = (...more: DemoCall[]): DemoCall[] =>
+    pending([
+      ...more,
+      { action: 'fridge_items', input: {} },
+      { action: 'household_preferences', input: {} },
+      { action: 'search_recipes', input: { limit: SEARCH_LIMIT } },
+    ]);
+  switch (part.intent) {
     case 'help':
       return [];
+    case 'change': {
+      // Nothing is changed; the page's data is read so the answer can say what is there now
+      // (and a plan-and-execute agent, whose plan needs a step, does the same as the ReAct one).
+      const page = pageFor(part.text);
+      if (page === 'fridge') return pending([{ action: 'fridge_items', input: {} }]);
+      if (page === 'preferences') return pending([{ action: 'household_preferences', input: {} }]);
+      if (page === 'recipes') return pending([{ action: 'search_recipes', input: { limit: SEARCH_LIMIT } }]);
+      const { monday, sunday } = weekOf(today);
+      return pending([{ action: 'meal_plan', input: { from: monday, to: sunday } }]);
+    }
     case 'allergies':
       return pending([{ action: 'household_preferences', input: {} }]);
-    case 'nutrition':
-      return food === undefined ? [] : pending([{ action: 'nutrition_lookup', input: { food } }]);
-    case 'expiring': {
-      // The whole fridge: "missing" must not list what is at home but not due soon.
-      const first = pending([
-        { action: 'fridge_items', input: {} },
-        { action: 'household_preferences', input: {} },
-      ]);
-      return first.length > 0 || soonNames(seen).length === 0 ? first : searchFor(usableNames(seen, 20));
+    case 'nutrition': {
+      const food = part.food;
+      if (food === undefined || seen.nutritionFor(food) !== undefined) return [];
+      return seen.failed('nutrition_lookup') === undefined
+        ? [{ action: 'nutrition_lookup', input: { food } }]
+        : [];
     }
+    case 'expiring':
+      return reads();
     case 'cook': {
-      const first = pending([
-        { action: 'fridge_items', input: {} },
-        { action: 'household_preferences', input: {} },
-      ]);
+      const first = reads();
       if (first.length > 0) return first;
-      const search = searchFor(usableNames(seen));
-      if (search.length > 0 || !seen.tools.has('search_recipes')) return search;
       const top = safeMatches(seen)[0]?.recipe.name;
-      return top === undefined ? [] : pending([{ action: 'nutrition_lookup', input: { food: top } }]);
+      if (top === undefined || seen.nutritionFor(top) !== undefined) return [];
+      if (seen.failed('nutrition_lookup') !== undefined) return [];
+      return [{ action: 'nutrition_lookup', input: { food: top }, optional: true }];
     }
     case 'plan': {
       const { monday, sunday } = weekOf(today);
-      const first = pending([
-        { action: 'meal_plan', input: { from: monday, to: sunday } },
-        { action: 'fridge_items', input: {} },
-        { action: 'household_preferences', input: {} },
-      ]);
-      return first.length > 0 ? first : searchFor(usableNames(seen, 20));
+      return reads({ action: 'meal_plan', input: { from: monday, to: sunday } });
     }
   }
 }

@@ -18,10 +18,16 @@ export interface Seen {
   readonly all: readonly SeenObservation[];
   readonly tools: ReadonlySet<string>;
   fridge(): z.infer<typeof fridgeOutput>['items'] | undefined;
+  /** How many fridge items there are in all (the tool shows the first of them). */
+  fridgeTotal(): number | undefined;
   recipes(): z.infer<typeof recipeSearchOutput>['matches'] | undefined;
   plan(): z.infer<typeof mealPlanOutput> | undefined;
   profile(): z.infer<typeof preferencesOutput> | undefined;
   nutrition(): z.infer<typeof nutritionOutput> | undefined;
+  /** The lookup of this food (as asked), or undefined. */
+  nutritionFor(food: string): z.infer<typeof nutritionOutput> | undefined;
+  /** Foods looked up so far (ok or not): a failed lookup is not asked for again. */
+  nutritionTries(): number;
   /** The error code of a tool's failed observation, if its last one failed. */
   failed(tool: string): string | undefined;
 }
@@ -66,6 +72,16 @@ export function readSeen(messages: readonly ChatMessage[]): Seen {
     plan: () => read('meal_plan', mealPlanOutput),
     profile: () => read('household_preferences', preferencesOutput),
     nutrition: () => read('nutrition_lookup', nutritionOutput),
+    fridgeTotal: () => read('fridge_items', fridgeOutput)?.total,
+    nutritionFor: (food) => {
+      for (const o of [...all].reverse()) {
+        if (o.tool !== 'nutrition_lookup' || !o.ok) continue;
+        const parsed = nutritionOutput.safeParse(o.result);
+        if (parsed.success && parsed.data.food === food) return parsed.data;
+      }
+      return undefined;
+    },
+    nutritionTries: () => all.filter((o) => o.tool === 'nutrition_lookup').length,
     failed: (tool) => {
       const o = last(tool);
       return o === undefined || o.ok ? undefined : (o.code ?? 'ERROR');

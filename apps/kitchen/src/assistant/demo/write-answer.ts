@@ -1,28 +1,17 @@
-import type { KitchenAnswer, KitchenCard, MealPlanCard, NutritionCard, RecipeCard } from '../cards.js';
+import type { KitchenAnswer, KitchenCard, NutritionCard, RecipeCard } from '../cards.js';
 import { NUTRITION_UNAVAILABLE } from '../kitchen-answer.js';
-import { addDays, weekOf, weekdayName } from './dates.js';
-import type { DemoIntent } from './intent.js';
-import { SLOTS } from '../../domain/types.js';
+import type { DemoIntent, DemoPart } from './intent.js';
+import { declineChange } from './change-request.js';
 import { memoryLine } from './memory-calls.js';
 import { safeMatches, SOON_DAYS } from './plan-calls.js';
 import type { Seen } from './seen.js';
+import { allergyLine, list, unavailable, type Context, type Say } from './answer-context.js';
+import { plan } from './write-plan.js';
 
 export const KITCHEN_DEMO_NOTICE = {
   zh: '【演示模式：没有配置 AI 模型，这条回复由规则根据家里的真实数据生成。】',
   en: '[Demo mode: no AI model is configured; this reply was put together by rules from your household’s real data.]',
 } as const;
-
-type Say = (zh: string, en: string) => string;
-
-interface Context {
-  readonly seen: Seen;
-  readonly say: Say;
-  readonly zh: boolean;
-  readonly today: string;
-  readonly food: string | undefined;
-}
-
-const list = (zh: boolean, items: readonly string[]) => items.join(zh ? '、' : ', ');
 
 function recipeCards(c: Context, reasonZh: string, reasonEn: string, preferSoon = false): RecipeCard[] {
   return safeMatches(c.seen, preferSoon)
@@ -37,23 +26,12 @@ function recipeCards(c: Context, reasonZh: string, reasonEn: string, preferSoon 
     }));
 }
 
-function allergyLine(c: Context): string | undefined {
-  const allergies = c.seen.profile()?.allergies ?? [];
-  if (allergies.length === 0) return undefined;
-  const labels = allergies.map((a) => (a.person === null ? a.label : `${a.person}：${a.label}`));
-  const skipped = (c.seen.recipes() ?? []).length - safeMatches(c.seen, false, false).length; // allergens only
-  return c.say(
-    `已避开过敏食材（${labels.join('；')}）${skipped > 0 ? `，排除了 ${skipped} 道含过敏原的菜` : ''}。`,
-    `Allergies respected (${allergies.map((a) => a.label).join(', ')})${skipped > 0 ? `; ${skipped} dish(es) with an allergen left out` : ''}.`,
-  );
-}
-
-function nutritionCard(c: Context): { card?: NutritionCard; line: string } {
+function nutritionCard(c: Context, food: string | undefined): { card?: NutritionCard; line: string } {
   const failed = c.seen.failed('nutrition_lookup');
   if (failed !== undefined && failed !== 'INVALID_PARAMETER') {
     return { line: c.zh ? NUTRITION_UNAVAILABLE.zh : NUTRITION_UNAVAILABLE.en };
   }
-  const n = c.seen.nutrition();
+  const n = food === undefined ? c.seen.nutrition() : c.seen.nutritionFor(food);
   if (n === undefined) return { line: '' };
   if (n.provenance === 'mcp_exact') {
     const p = n.entry.per100g;
@@ -103,7 +81,16 @@ function expiring(c: Context): KitchenAnswer {
       `${i.name} ${i.quantity}${i.unit}（${i.daysLeft === 0 ? '今天到期' : `还剩 ${i.daysLeft} 天`}）`,
       `${i.name} ${i.quantity} ${i.unit} (${i.daysLeft === 0 ? 'due today' : `${i.daysLeft} day(s) left`})`,
     );
+  const total = c.seen.fridgeTotal() ?? items.length;
   const lines = [
+    ...(total > items.length
+      ? [
+          c.say(
+            `家里共有 ${total} 件食材，这里看的是最早到期的 ${items.length} 件。`,
+            `There are ${total} items at home; these are the ${items.length} that expire first.`,
+          ),
+        ]
+      : []),
     soon.length === 0
       ? c.say('接下来三天没有快过期的食材。', 'Nothing is due in the next three days.')
       : c.say(`快过期的：${list(true, soon.map(show))}。`, `Due soon: ${list(false, soon.map(show))}.`),
@@ -141,8 +128,7 @@ function expiring(c: Context): KitchenAnswer {
 }
 
 function cook(c: Context): KitchenAnswer {
-  const items = c.seen.fridge();
-  if (items === undefined) return unavailable(c, 'fridge_items');
+  if (c.seen.recipes() === undefined) return unavailable(c, 'search_recipes');
   const recipes = recipeCards(c, '冰箱里的食材就能做', 'you have most of it at home');
   const cards: KitchenCard[] = [...recipes];
   const lines = [
@@ -170,70 +156,12 @@ function cook(c: Context): KitchenAnswer {
         `${top.recipe.name} still needs: ${list(false, top.missing)}.`,
       ),
     );
-  const nutrition = nutritionCard(c);
+  const nutrition = top === undefined ? { line: '' } : nutritionCard(c, top.recipe.name);
   if (nutrition.line !== '') lines.push(nutrition.line);
   if (nutrition.card !== undefined) cards.push(nutrition.card);
   const allergy = allergyLine(c);
   if (allergy !== undefined) lines.push(allergy);
   return { reply: lines.join('\n'), cards };
-}
-
-function plan(c: Context): KitchenAnswer {
-  const planned = c.seen.plan();
-  if (planned === undefined) return unavailable(c, 'meal_plan');
-  const { monday } = weekOf(c.today);
-  const entries: MealPlanCard['entries'][number][] = planned.entries.map((e) => ({
-    date: e.date,
-    slot: e.slot,
-    recipeName: e.recipeName,
-    status: 'planned',
-  }));
-  const ideas = safeMatches(c.seen, true).map((m) => m.recipe.name);
-  const open: string[] = [];
-  for (let d = 0; d < 7; d++) {
-    const date = addDays(monday, d);
-    if (date >= c.today && !planned.entries.some((e) => e.date === date && e.slot === 'dinner'))
-      open.push(date);
-  }
-  open
-    .slice(0, ideas.length)
-    .forEach((date, i) =>
-      entries.push({ date, slot: 'dinner', recipeName: ideas[i] ?? '', status: 'suggested' }),
-    );
-  entries.sort((a, b) => a.date.localeCompare(b.date) || SLOTS.indexOf(a.slot) - SLOTS.indexOf(b.slot));
-  const day = (date: string) => `${weekdayName(date, c.zh)} ${date.slice(5)}`;
-  const lines = [
-    planned.entries.length === 0
-      ? c.say('这周还没有安排菜单。', 'Nothing is planned this week yet.')
-      : c.say(
-          `这周已安排 ${planned.entries.length} 顿：${list(
-            true,
-            planned.entries.map((e) => `${day(e.date)} ${e.recipeName}`),
-          )}。`,
-          `${planned.entries.length} meal(s) planned this week: ${list(
-            false,
-            planned.entries.map((e) => `${day(e.date)} ${e.recipeName}`),
-          )}.`,
-        ),
-  ];
-  const suggested = entries.filter((e) => e.status === 'suggested');
-  if (suggested.length > 0)
-    lines.push(
-      c.say(
-        `空着的晚饭可以安排（先用快过期的食材）：${list(
-          true,
-          suggested.map((e) => `${day(e.date)} ${e.recipeName}`),
-        )}（建议，未写入计划）。`,
-        `Open dinners could be (using what is due soon first): ${list(
-          false,
-          suggested.map((e) => `${day(e.date)} ${e.recipeName}`),
-        )} (suggestions, not saved).`,
-      ),
-    );
-  const allergy = allergyLine(c);
-  if (allergy !== undefined) lines.push(allergy);
-  const card: MealPlanCard = { type: 'meal_plan', title: c.say('本周菜单', 'This week'), entries };
-  return { reply: lines.join('\n'), cards: [card] };
 }
 
 function allergies(c: Context): KitchenAnswer {
@@ -267,7 +195,7 @@ function nutrition(c: Context): KitchenAnswer {
       ),
       cards: [],
     };
-  const { card, line } = nutritionCard(c);
+  const { card, line } = nutritionCard(c, c.food);
   return {
     reply: line === '' ? c.say('没有查到营养数据。', 'No nutrition data was found.') : line,
     cards: card === undefined ? [] : [card],
@@ -284,17 +212,6 @@ function help(c: Context): KitchenAnswer {
   };
 }
 
-function unavailable(c: Context, tool: string): KitchenAnswer {
-  const code = c.seen.failed(tool) ?? 'NO_DATA';
-  return {
-    reply: c.say(
-      `暂时读不到家里的数据（${tool}：${code}），请稍后再试。`,
-      `I could not read your household's data just now (${tool}: ${code}); please try again later.`,
-    ),
-    cards: [],
-  };
-}
-
 const WRITERS: Readonly<Record<DemoIntent, (c: Context) => KitchenAnswer>> = {
   expiring,
   cook,
@@ -302,16 +219,30 @@ const WRITERS: Readonly<Record<DemoIntent, (c: Context) => KitchenAnswer>> = {
   allergies,
   nutrition,
   help,
+  change: (c) => declineChange(c.text, c.zh, c.seen),
 };
 
 /** The final answer from what the tools returned, demo-labeled. */
 export function writeAnswer(
-  intent: DemoIntent,
+  parts: readonly DemoPart[],
   seen: Seen,
-  options: { zh: boolean; today: string; food: string | undefined; followUp?: string | undefined },
+  options: { zh: boolean; today: string; followUp?: string | undefined },
 ): KitchenAnswer {
   const say: Say = (zh, en) => (options.zh ? zh : en);
-  const answer = WRITERS[intent]({ seen, say, ...options });
+  // Every part of the question answered in turn; a line two parts share (allergies) once.
+  const answers = parts.map((part) =>
+    WRITERS[part.intent]({
+      seen,
+      say,
+      zh: options.zh,
+      today: options.today,
+      food: part.food,
+      slot: part.slot,
+      text: part.text,
+    }),
+  );
+  const lines = [...new Set(answers.flatMap((a) => a.reply.split('\n')))];
+  const answer = { reply: lines.join('\n'), cards: answers.flatMap((a) => a.cards) };
   const notice = options.zh ? KITCHEN_DEMO_NOTICE.zh : KITCHEN_DEMO_NOTICE.en;
   // A follow-up says what it understood, so a wrong reading is visible at once.
   const understood =
