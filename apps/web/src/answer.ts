@@ -1,3 +1,4 @@
+import { withoutDemoNotice } from './answer-text.js';
 import { renderCards } from './cards.js';
 import { h } from './dom.js';
 import { t } from './i18n.js';
@@ -14,7 +15,9 @@ import { arr, obj, str, type WireEvent } from './run-events.js';
  */
 export function renderAnswer(message: WireEvent): HTMLElement {
   const format = str(message['format'], 'structured');
-  const text = str(message['text']);
+  // The demo label says it once; the notice the demo model writes into its text (for API and
+  // CLI readers) would say it twice here.
+  const text = message['demo'] === true ? withoutDemoNotice(str(message['text'])) : str(message['text']);
   const degraded = arr(message['degraded']);
   const labels = h(
     'div',

@@ -38,7 +38,7 @@ export function approvalForm(event: WireEvent, view: RunView, runId: () => strin
       });
       const outcome = await readRunResponse(response, id, (e) => view.push(e));
       if (outcome.error === undefined) return box.remove();
-      status.textContent = `${outcome.error.code}: ${outcome.error.message}`;
+      status.textContent = t().errorText(outcome.error.code);
     } catch (error) {
       status.textContent = String(error);
     }

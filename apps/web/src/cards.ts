@@ -101,20 +101,21 @@ function ingredientText(value: unknown): string {
   return [str(o['name']), qty === undefined ? '' : `${qty}${unit}`].filter((x) => x !== '').join(' ');
 }
 
-const NUTRIENTS: readonly [string, string][] = [
-  ['energyKcal', 'kcal'],
-  ['proteinG', 'protein g'],
-  ['fatG', 'fat g'],
-  ['carbohydrateG', 'carbohydrate g'],
-  ['fibreG', 'fibre g'],
-  ['sodiumMg', 'sodium mg'],
+/** The nutrients a card shows, in this order; their names come from the i18n table (`nutrientLabel`). */
+const NUTRIENTS: readonly string[] = [
+  'energyKcal',
+  'proteinG',
+  'fatG',
+  'carbohydrateG',
+  'fibreG',
+  'sodiumMg',
 ];
 
 function nutritionCard(card: Record<string, unknown>): HTMLElement {
   const values = obj(card['values']) ?? obj(card['per100g']) ?? obj(card['nutrients']) ?? {};
   const provenance = str(card['provenance'], 'llm_estimate');
   const basis = str(card['basis'], 'per_100g');
-  const known = NUTRIENTS.filter(([key]) => num(values[key]) !== undefined);
+  const known = NUTRIENTS.filter((key) => num(values[key]) !== undefined);
   const source = str(card['source']);
   const note = str(card['note']);
   return h(
@@ -124,7 +125,11 @@ function nutritionCard(card: Record<string, unknown>): HTMLElement {
     h('h4', {}, text(title(card, 'food', 'name', 'dish'))),
     h(
       'p',
-      { class: `provenance provenance-${provenance.replace(/[^a-z_]/g, '')}`, 'data-testid': 'provenance' },
+      {
+        // The label in words of the page's language; the code that stamped it stays in the class.
+        class: `provenance provenance-${provenance.replace(/[^a-z_]/g, '')}`,
+        'data-testid': 'provenance',
+      },
       text(t().provenance(provenance)),
     ),
     known.length > 0 &&
@@ -135,7 +140,9 @@ function nutritionCard(card: Record<string, unknown>): HTMLElement {
         h(
           'tbody',
           {},
-          known.map(([key, label]) => h('tr', {}, h('th', {}, label), h('td', {}, String(num(values[key]))))),
+          known.map((key) =>
+            h('tr', {}, h('th', {}, t().nutrientLabel(key)), h('td', {}, String(num(values[key])))),
+          ),
         ),
       ),
     note !== '' && h('p', { class: 'muted' }, text(note)),

@@ -21,7 +21,7 @@ export function clarifyForm(event: WireEvent, view: RunView, runId: () => string
     for (const el of form.querySelectorAll('button, input')) (el as HTMLButtonElement).disabled = true;
     const outcome = await answerRun(id, { questionId, answer }, (e) => view.push(e));
     if (outcome.error !== undefined) {
-      status.textContent = `${outcome.error.code}: ${outcome.error.message}`;
+      status.textContent = t().errorText(outcome.error.code);
       for (const el of form.querySelectorAll('button, input')) (el as HTMLButtonElement).disabled = false;
     }
   };

@@ -38,6 +38,8 @@ export interface Props {
   readonly 'aria-pressed'?: string;
   readonly 'aria-describedby'?: string;
   readonly 'aria-labelledby'?: string;
+  readonly 'aria-expanded'?: string;
+  readonly 'aria-controls'?: string;
   readonly 'data-testid'?: string;
   readonly 'data-status'?: string;
   readonly 'data-phase'?: string;

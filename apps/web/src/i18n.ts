@@ -1,7 +1,11 @@
 /** UI text in Chinese and English; the default follows the browser, the switcher remembers. */
-export type Lang = 'zh' | 'en';
+import { EN_CALM, ZH_CALM } from './i18n-calm.js';
+import type { Lang } from './lang.js';
+
+export type { Lang };
 
 const EN = {
+  ...EN_CALM,
   appName: 'Xiaojia Kitchen',
   playground: 'Playground',
   language: 'Language',
@@ -71,7 +75,15 @@ const EN = {
   rawAnswer: 'Unstructured answer: the model’s text could not be parsed, shown as it came',
   degraded: 'Degraded: a fallback answered',
   streamingUnavailable: 'Live streaming unavailable: showing the whole answer at once',
-  statusLabel: (s: string) => `Run ${s}`,
+  statusLabel: (s: string) =>
+    ({
+      success: 'Done',
+      cancelled: 'Stopped',
+      stopped: 'Stopped at the limit',
+      error: 'Something went wrong',
+      awaiting_approval: 'Waiting for your approval',
+      awaiting_input: 'Waiting for your answer',
+    })[s] ?? 'Finished',
   nutrition: 'Nutrition',
   per100g: 'per 100 g',
   perServing: 'per serving',
@@ -86,11 +98,11 @@ const EN = {
   planned: 'planned',
   provenance: (p: string) =>
     p === 'mcp_exact'
-      ? 'mcp_exact — matched a data-source entry'
+      ? 'Matched a food-composition table entry'
       : p === 'mcp_derived'
-        ? 'mcp_derived — derived by our rules from ingredients'
+        ? 'Worked out by our rules from the ingredients'
         : p === 'llm_estimate'
-          ? 'llm_estimate — the model’s estimate, not checked'
+          ? 'The assistant’s estimate, not checked'
           : p,
   mealPlanSuggestion: 'Meal-plan suggestion',
   missing: 'Missing',
@@ -147,6 +159,7 @@ const EN = {
 export type Texts = typeof EN;
 
 const ZH: Texts = {
+  ...ZH_CALM,
   appName: '小家菜单',
   playground: '调试台',
   language: '语言',
@@ -224,8 +237,8 @@ const ZH: Texts = {
         error: '出错',
         awaiting_approval: '等待确认',
         awaiting_input: '等待回答',
-      }[s] ?? '运行'
-    } (${s})`,
+      }[s] ?? '已结束'
+    }`,
   nutrition: '营养',
   per100g: '每 100 克',
   perServing: '每份',
@@ -240,18 +253,18 @@ const ZH: Texts = {
   planned: '已安排',
   provenance: (p: string) =>
     p === 'mcp_exact'
-      ? 'mcp_exact — 与数据源精确匹配'
+      ? '与食物成分表精确匹配'
       : p === 'mcp_derived'
-        ? 'mcp_derived — 根据主料和规则推导'
+        ? '根据食材按规则推算'
         : p === 'llm_estimate'
-          ? 'llm_estimate — 模型估算，未核对'
+          ? '助手估算，未核对'
           : p,
   mealPlanSuggestion: '菜单建议',
   missing: '缺少',
   question: '问题',
   answer: '回答',
   query: '问题',
-  agent: 'Agent',
+  agent: '智能体',
   model: '模型',
   maxSteps: '最大步数',
   run: '运行',

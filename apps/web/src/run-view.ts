@@ -35,14 +35,23 @@ export class RunView {
     this.#answer = h('div', { class: 'answer-slot', 'aria-live': 'polite' });
     this.#status = h('p', { class: 'run-status', 'data-testid': 'run-status', role: 'status' });
     this.#notes = h('div', { class: 'labels' });
-    this.el = h(
-      'div',
-      { class: 'run', 'aria-busy': 'true' },
-      this.#notes,
-      this.#steps,
-      this.#answer,
-      this.#status,
-    );
+    // The family sees the answer and its cards first; the steps wait, collapsed, under "how I
+    // got this" (issue 19). The playground shows its detailed timeline above the answer.
+    this.el = options.detailed
+      ? h('div', { class: 'run', 'aria-busy': 'true' }, this.#notes, this.#steps, this.#answer, this.#status)
+      : h(
+          'div',
+          { class: 'run', 'aria-busy': 'true' },
+          this.#notes,
+          this.#answer,
+          this.#status,
+          h(
+            'details',
+            { class: 'how', 'data-testid': 'how' },
+            h('summary', {}, t().howIGotThis),
+            this.#steps,
+          ),
+        );
     replace(this.#status, `${t().thinking}…`);
   }
 
@@ -77,6 +86,7 @@ export class RunView {
     this.status = undefined;
     this.el.setAttribute('aria-busy', 'true');
     delete this.el.dataset['status'];
+    delete this.#status.dataset['status'];
     replace(this.#status, `${t().thinking}…`);
   }
 
@@ -85,10 +95,15 @@ export class RunView {
     this.status = status;
     this.el.setAttribute('aria-busy', 'false');
     this.el.dataset['status'] = status;
+    // Words for people (one language, issue 19), the status code for tools and tests.
+    this.#status.dataset['status'] = status;
     replace(this.#status, t().statusLabel(status));
   }
 
+  /** A failed request: the family reads it in the page's language; the playground gets the server's words. */
   error(code: string, message: string): void {
-    this.#steps.append(h('li', { class: 'step step-error status-error' }, `${code}: ${message}`));
+    const text = this.#options.detailed ? `${code}: ${message}` : t().errorText(code);
+    const target = this.#options.detailed ? this.#steps : this.#answer;
+    target.append(h('p', { class: 'step step-error status-error', 'data-testid': 'run-error' }, text));
   }
 }

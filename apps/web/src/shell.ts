@@ -15,8 +15,10 @@ export const KITCHEN_PAGES: readonly PageLink[] = [
   { path: '/plan', label: () => t().mealPlan },
   { path: '/preferences', label: () => t().preferences },
   { path: '/assistant', label: () => t().assistant },
-  { path: '/playground', label: () => t().playground },
 ];
+
+/** For agent developers, not the family (issue 19): linked from the footer, still served at its URL. */
+export const DEVELOPER_PAGES: readonly PageLink[] = [{ path: '/playground', label: () => t().playground }];
 
 /** A same-page link: keyboard and middle-click work (it is a real link); a plain click routes. */
 export function link(path: string, label: string, current = false): HTMLAnchorElement {
@@ -70,51 +72,79 @@ function householdSwitcher(rerender: () => void): HTMLElement | null {
   return h('div', { class: 'field-inline' }, h('label', { for: 'household' }, t().household), select);
 }
 
-/** The page frame: skip link, header (name, pages, household, language, sign out) and `main`. */
+/**
+ * The page frame: skip link, header (name, pages, household, language, sign out), `main` and a
+ * footer with the developer link. On a phone (≤ 480 px, `styles.css`) the header is one line: the
+ * name and a menu button that opens the pages and controls (issue 19: it took a third of the screen).
+ */
 export function shell(content: HTMLElement, rerender: () => void): HTMLElement {
   const path = currentPath();
   const me = session.me;
   const main = h('main', { id: 'main', tabindex: '-1' }, content);
+  const header = h('header', { class: 'top' });
+  const menu = h(
+    'div',
+    { class: 'top-menu', id: 'top-menu' },
+    me !== null &&
+      h(
+        'nav',
+        { 'aria-label': t().menu },
+        h(
+          'ul',
+          {},
+          KITCHEN_PAGES.map((p) => h('li', {}, link(p.path, p.label(), path === p.path))),
+        ),
+      ),
+    h(
+      'div',
+      { class: 'controls' },
+      householdSwitcher(rerender),
+      languageSwitcher(),
+      me !== null &&
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'secondary',
+            onclick: async () => {
+              await api('POST', '/api/auth/logout');
+              setToken(null);
+              session.me = null;
+              navigate('/login');
+            },
+          },
+          `${t().signOut} (${me.user.displayName})`,
+        ),
+    ),
+  );
+  const toggle = h(
+    'button',
+    {
+      type: 'button',
+      class: 'menu-toggle secondary',
+      'aria-expanded': 'false',
+      'aria-controls': 'top-menu',
+      'data-testid': 'menu-toggle',
+      onclick: () => {
+        const open = header.classList.toggle('open');
+        toggle.setAttribute('aria-expanded', String(open));
+      },
+    },
+    `☰ ${t().openMenu}`,
+  );
+  header.append(h('h1', { class: 'brand' }, link('/fridge', t().appName)), toggle, menu);
   return h(
     'div',
     { class: 'shell' },
     h('a', { class: 'skip', href: '#main' }, t().skipToMain),
-    h(
-      'header',
-      { class: 'top' },
-      h('h1', { class: 'brand' }, link('/fridge', t().appName)),
-      me !== null &&
-        h(
-          'nav',
-          { 'aria-label': t().menu },
-          h(
-            'ul',
-            {},
-            KITCHEN_PAGES.map((p) => h('li', {}, link(p.path, p.label(), path === p.path))),
-          ),
-        ),
-      h(
-        'div',
-        { class: 'controls' },
-        householdSwitcher(rerender),
-        languageSwitcher(),
-        me !== null &&
-          h(
-            'button',
-            {
-              type: 'button',
-              class: 'secondary',
-              onclick: async () => {
-                await api('POST', '/api/auth/logout');
-                setToken(null);
-                session.me = null;
-                navigate('/login');
-              },
-            },
-            `${t().signOut} (${me.user.displayName})`,
-          ),
-      ),
-    ),
+    header,
     main,
+    me !== null &&
+      h(
+        'footer',
+        { class: 'foot' },
+        `${t().developer}: `,
+        DEVELOPER_PAGES.map((p) => link(p.path, p.label(), path === p.path)),
+      ),
   );
 }

@@ -1,4 +1,5 @@
 import { h } from './dom.js';
+import { familyRow } from './family-steps.js';
 import { t } from './i18n.js';
 import { modelText } from './model-text.js';
 import { arr, brief, num, obj, planOf, pretty, str, summarize, type WireEvent } from './run-events.js';
@@ -11,6 +12,7 @@ import { arr, brief, num, obj, planOf, pretty, str, summarize, type WireEvent } 
  * as its host; the downloaded run (`{record, events}`) keeps every byte.
  */
 export function timelineRow(event: WireEvent, detailed: boolean): HTMLElement | null {
+  if (!detailed) return familyRow(event);
   const index = num(event['index']);
   const duration = num(event['durationMs']);
   const meta = [

@@ -115,7 +115,9 @@ describe('cross-origin requests (issue 16.3)', () => {
     await ask(page, '今晚吃什么？');
     const turn = page.getByTestId('assistant-turn').last();
     await turn.getByTestId('answer').waitFor();
-    await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('success');
+    await expect
+      .poll(() => turn.getByTestId('run-status').getAttribute('data-status'), POLL)
+      .toContain('success');
     expect(await conversations(page)).toHaveLength(earlier + 1);
 
     // Stop: the body-less cancel POST is accepted (it sends the JSON content type).
@@ -131,7 +133,9 @@ describe('cross-origin requests (issue 16.3)', () => {
         page.getByTestId('stop').click(),
       ]);
       expect(cancel.status()).toBe(200);
-      await expect.poll(() => stopped.getByTestId('run-status').textContent(), POLL).toContain('cancelled');
+      await expect
+        .poll(() => stopped.getByTestId('run-status').getAttribute('data-status'), POLL)
+        .toContain('cancelled');
     } finally {
       h.nutrition.release();
     }

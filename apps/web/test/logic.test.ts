@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { byExpiry, parseIngredients } from '../src/parse-input.js';
 import { loginErrorText } from '../src/login-error.js';
+import { errorText, KNOWN_ERROR_CODES } from '../src/error-text.js';
+import { withoutDemoNotice } from '../src/answer-text.js';
 import { layers } from '../src/plan-layout.js';
 import { brief, planOf, summarize, type WireEvent } from '../src/run-events.js';
 import { eventsFromFile } from '../src/run-log.js';
@@ -153,6 +155,7 @@ describe('sign-in errors (issue 16.4)', () => {
     signInFailed: 'Sign-in failed',
     signInLocked: (minutes: number) => `locked ${minutes} min`,
     signInBusy: 'busy',
+    errorText: (code: string) => errorText(code, 'zh'),
   };
   it('a lockout says how many minutes (rounded up, from Retry-After), a busy server says wait', () => {
     const error = { code: 'RATE_LIMITED', message: 'too many failed sign-ins', status: 429 };
@@ -167,10 +170,44 @@ describe('sign-in errors (issue 16.4)', () => {
       retryAfter: 1,
     };
     expect(loginErrorText(busy, texts)).toBe('busy');
-    // No answer at all (status 0) is not "busy": the message says what happened.
+    // No answer at all (status 0) is not "busy": the code says what happened, in the page's language.
     const offline = { code: 'SERVICE_UNAVAILABLE', message: 'TypeError: Failed to fetch', status: 0 };
-    expect(loginErrorText(offline, texts)).toBe('Sign-in failed: TypeError: Failed to fetch');
+    expect(loginErrorText(offline, texts)).toBe('Sign-in failed: 服务暂时不可用，请稍后再试。');
+    // Issue 19: the server's English message never reaches a Chinese page.
     const wrong = { code: 'UNAUTHENTICATED', message: 'wrong username or password', status: 401 };
-    expect(loginErrorText(wrong, texts)).toBe('Sign-in failed: wrong username or password');
+    expect(loginErrorText(wrong, texts)).toBe('Sign-in failed: 用户名或密码不对，或登录已过期。');
+  });
+});
+
+describe('API error codes in one language (issue 19)', () => {
+  it('every code the kitchen and the run server return has its own sentence in both languages', () => {
+    const codes = [
+      'INVALID_PARAMETER',
+      'UNAUTHENTICATED',
+      'RATE_LIMITED',
+      'CONFLICT',
+      'NOT_FOUND',
+      'SERVICE_UNAVAILABLE',
+      'EXPIRED',
+      'QUOTA_EXCEEDED',
+      'TOO_MANY_RUNS',
+      'PERMISSION_DENIED',
+      'PRECONDITION_FAILED',
+      'TIMEOUT',
+      'PAYLOAD_TOO_LARGE',
+      'LIMIT_EXCEEDED',
+    ];
+    for (const code of codes) {
+      expect(KNOWN_ERROR_CODES).toContain(code);
+      expect(errorText(code, 'zh')).toMatch(/[\u4e00-\u9fff]/);
+      expect(errorText(code, 'zh')).not.toMatch(/[A-Za-z]/);
+      expect(errorText(code, 'en')).not.toMatch(/[\u4e00-\u9fff]/);
+    }
+    expect(errorText('SOMETHING_NEW', 'zh')).toBe('出了点问题（SOMETHING_NEW），请稍后再试。');
+  });
+  it("the demo notice in an answer's text is dropped (the label says it once), the rest kept", () => {
+    expect(withoutDemoNotice('【演示模式：没有配置 AI 模型。】今天吃番茄炒蛋。')).toBe('今天吃番茄炒蛋。');
+    expect(withoutDemoNotice('[Demo mode: no AI model.] Tomato eggs.')).toBe('Tomato eggs.');
+    expect(withoutDemoNotice('今天吃【演示模式】')).toBe('今天吃【演示模式】');
   });
 });

@@ -39,7 +39,11 @@ describe('household memories in the web UI', () => {
     }
     expect(await memoriesOnPreferences(page)).toEqual(['这条是临时的', '婆婆不吃辣']);
     await page.getByRole('button', { name: '删除 这条是临时的' }).click();
-    await page.getByTestId('memories').getByText('这条是临时的').waitFor({ state: 'detached' });
+    await page.getByTestId('confirm-remove').click(); // asks first (issue 19)
+    await page
+      .getByTestId('memories')
+      .getByText('这条是临时的', { exact: true })
+      .waitFor({ state: 'detached' });
     // Another household sees none of them.
     const other = await browser.signedIn('laowang');
     expect(await memoriesOnPreferences(other)).toEqual([]);
@@ -59,9 +63,11 @@ describe('household memories in the web UI', () => {
     expect(await used.textContent()).toContain('用到的记忆');
     expect(await used.textContent()).toContain('婆婆不吃辣');
     expect(await turn.locator('.step-act').allTextContents()).toEqual(
-      expect.arrayContaining([expect.stringContaining('recall_memories')]),
+      expect.arrayContaining([expect.stringContaining('想了想家里记下的事')]),
     );
-    await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('success');
+    await expect
+      .poll(() => turn.getByTestId('run-status').getAttribute('data-status'), POLL)
+      .toContain('success');
     await page.screenshot({ path: `${SCREENSHOTS}assistant-memory.png`, fullPage: true });
   });
 
@@ -75,7 +81,9 @@ describe('household memories in the web UI', () => {
     await approval.getByTestId('approve').click();
     await turn.getByTestId('answer').waitFor();
     expect(await turn.getByTestId('answer-text').textContent()).toContain('记住了：小宝对花生过敏');
-    await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('success');
+    await expect
+      .poll(() => turn.getByTestId('run-status').getAttribute('data-status'), POLL)
+      .toContain('success');
 
     await page.locator('#ask-input').fill('记住：爷爷不吃香菜');
     await page.locator('#ask-input').press('Enter');

@@ -82,7 +82,9 @@ describe('links written by a model (issue 16.8)', () => {
     await ask(page, '今晚吃什么？');
     const turn = page.getByTestId('assistant-turn').last();
     await turn.getByTestId('cards').waitFor();
-    await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('success');
+    await expect
+      .poll(() => turn.getByTestId('run-status').getAttribute('data-status'), POLL)
+      .toContain('success');
     // No link anywhere on the page leaves the origin.
     for (const href of await hrefs(page)) expect(new URL(href).origin, href).toBe(h.url);
 
@@ -102,9 +104,10 @@ describe('links written by a model (issue 16.8)', () => {
     expect(recipe).toContain('做法见 evil.example');
     expect(recipe).not.toContain('url');
     expect(await turn.getByTestId('card-nutrition').textContent()).not.toContain('evil');
-    // The timeline: the thought and the tool input the model wrote.
-    expect(await turn.locator('.step-reason').first().textContent()).toContain('先看冰箱 evil.example');
-    expect(await turn.locator('.step-act').nth(1).textContent()).toContain('evil.example');
+    // The family's steps (under "how I got this") show neither the thought nor the tool input
+    // the model wrote (issue 19); the playground's timeline shows them, by the same rule (below).
+    expect(await turn.locator('.step-reason').count()).toBe(0);
+    expect(await turn.getByTestId('how').textContent()).not.toContain('evil');
 
     // The own links are links, in this tab, with no opener or referrer.
     const links = answer.locator('a');
@@ -142,11 +145,13 @@ describe('links written by a model (issue 16.8)', () => {
     h.model = injectedModel(h.url);
     const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
     const requests = offsite(page);
-    await page.locator('nav a[href="/playground"]').click();
+    await page.locator('footer a[href="/playground"]').click();
     await page.locator('#pg-query').fill('What is for dinner?');
     await page.getByTestId('run').click();
     const output = page.getByTestId('pg-output');
-    await expect.poll(() => output.getByTestId('run-status').textContent(), POLL).toContain('success');
+    await expect
+      .poll(() => output.getByTestId('run-status').getAttribute('data-status'), POLL)
+      .toContain('success');
     await output.locator('details').evaluateAll((all) => all.forEach((d) => d.setAttribute('open', '')));
     expect(await output.locator('.step-act pre').nth(1).textContent()).toContain('"food": "evil.example"');
     expect(await output.getByTestId('answer-text').textContent()).toContain('payload (evil.example)');

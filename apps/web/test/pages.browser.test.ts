@@ -48,6 +48,7 @@ describe('the web UI in Chromium', () => {
     expect(await added.textContent()).toContain('2 块');
     await page.screenshot({ path: `${SCREENSHOTS}fridge.png`, fullPage: true });
     await page.getByRole('button', { name: '用掉 测试豆腐' }).click();
+    await page.getByTestId('use-confirm').click(); // the amount starts at all of it
     await added.waitFor({ state: 'detached' });
   });
 
@@ -77,8 +78,9 @@ describe('the web UI in Chromium', () => {
     await page.locator(`#edit-${item.id}-qty`).fill('1');
     await page.getByRole('button', { name: '保存' }).click();
     await expect
-      .poll(() => page.getByTestId('page-error').textContent(), POLL)
-      .toContain('PRECONDITION_FAILED');
+      .poll(() => page.getByTestId('page-error').getAttribute('data-code'), POLL)
+      .toBe('PRECONDITION_FAILED');
+    expect(await page.getByTestId('page-error').textContent()).toBe('家人刚改过这一项，请看看最新内容再试。');
     const patch = sent.find((r) => r.method === 'PATCH');
     expect(patch?.headers['if-match']).toBe(`"${item.id}-v1"`);
     expect((await h.services.fridge.get(session.principal, item.id)).quantity).toBe(9); // not overwritten
@@ -110,12 +112,14 @@ describe('the web UI in Chromium', () => {
     await ask(page, '今晚吃什么？');
     const turn = page.getByTestId('assistant-turn').last();
     // The observation row is on screen while the final answer is still 800 ms away: streamed.
-    await turn.locator('.step-observe').first().waitFor();
+    await turn.locator('.step-observe').first().waitFor({ state: 'attached' }); // folded under "how I got this"
     expect(await turn.getByTestId('answer').count()).toBe(0);
-    expect(await turn.locator('.step-act').first().textContent()).toContain('fridge_items');
+    expect(await turn.locator('.step-act').first().textContent()).toContain('看了看冰箱');
     await turn.getByTestId('answer').waitFor();
     expect(await turn.getByTestId('answer-text').locator('strong').textContent()).toBe('番茄炒蛋');
-    await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('success');
+    await expect
+      .poll(() => turn.getByTestId('run-status').getAttribute('data-status'), POLL)
+      .toContain('success');
     await page.screenshot({ path: `${SCREENSHOTS}assistant.png`, fullPage: true });
   });
 
@@ -127,10 +131,12 @@ describe('the web UI in Chromium', () => {
       const page = await browser.signedIn();
       await ask(page, '鸡蛋的营养？');
       const turn = page.getByTestId('assistant-turn').last();
-      await turn.locator('.step-act').first().waitFor();
+      await turn.locator('.step-act').first().waitFor({ state: 'attached' });
       await expect.poll(() => h.nutrition.calls, POLL).toBe(1); // the tool is running, blocked
       await page.getByTestId('stop').click();
-      await expect.poll(() => turn.getByTestId('run-status').textContent(), POLL).toContain('cancelled');
+      await expect
+        .poll(() => turn.getByTestId('run-status').getAttribute('data-status'), POLL)
+        .toContain('cancelled');
       expect(model.calls).toBe(1);
     } finally {
       h.nutrition.release();
@@ -245,8 +251,14 @@ describe('the web UI in Chromium', () => {
       expect(await recipe.locator('h4').textContent()).toBe('番茄炒蛋');
       expect(await recipe.locator('.missing').textContent()).toContain('葱');
       expect(await recipe.textContent()).toContain('用到: 番茄、鸡蛋');
-      const provenance = await turn.getByTestId('provenance').allTextContents();
-      expect(provenance.map((p) => p.split(' ')[0])).toEqual(['mcp_exact', 'llm_estimate']);
+      const provenance = await turn
+        .getByTestId('provenance')
+        .evaluateAll((els) => els.map((e) => e.className));
+      expect(provenance).toEqual(['provenance provenance-mcp_exact', 'provenance provenance-llm_estimate']);
+      expect(await turn.getByTestId('provenance').allTextContents()).toEqual([
+        '与食物成分表精确匹配',
+        '助手估算，未核对',
+      ]);
       const plan = turn.getByTestId('card-meal_plan');
       expect(await plan.textContent()).toContain('onerror');
       expect(await plan.locator('img').count()).toBe(0);

@@ -8,7 +8,10 @@ export function errorLine(): { el: HTMLElement; show(error: ApiError | null): vo
   return {
     el,
     show(error) {
-      replace(el, error === null ? '' : `${t().error}: ${error.code} — ${error.message}`);
+      // The code mapped to a sentence in the page's language (issue 19); the code stays on the element for support.
+      replace(el, error === null ? '' : t().errorText(error.code));
+      if (error === null) delete el.dataset['code'];
+      else el.dataset['code'] = error.code;
     },
   };
 }

@@ -59,25 +59,65 @@ export function fridgePage(): HTMLElement {
           {
             type: 'button',
             'aria-label': `${t().useUp} ${item.name}`,
-            onclick: async () => {
-              // If-Match: someone else's change since this list was loaded is not used up unseen (412).
-              const reply = await api(
-                'POST',
-                `/api/fridge/${encodeURIComponent(item.id)}/use`,
-                {},
-                {
-                  ifMatch: etag(item),
-                },
-              );
-              if (!reply.ok) return error.show(reply.error);
-              await load();
-            },
+            onclick: () => replace(row, useForm(item)),
           },
           t().useUp,
         ),
       ),
     );
     return row;
+  };
+
+  /**
+   * "Use up" asks how much (issue 19: one tap removed the whole item): the amount starts at all of
+   * it; less than all takes that much away (`POST …/use {quantity}`), all removes the item.
+   */
+  const useForm = (item: FridgeItem): HTMLElement => {
+    const amount = h('input', {
+      name: 'quantity',
+      type: 'number',
+      min: '0',
+      max: String(item.quantity),
+      step: 'any',
+      value: String(item.quantity),
+      required: true,
+      'data-testid': 'use-amount',
+    });
+    const id = `use-${item.id}`;
+    const form = h(
+      'form',
+      {
+        class: 'use-form',
+        'aria-label': `${t().useUp} ${item.name}`,
+        onsubmit: async (event) => {
+          event.preventDefault();
+          const wanted = Number(amount.value);
+          if (!(wanted > 0)) return;
+          const all = wanted >= item.quantity;
+          // If-Match: someone else's change since this list was loaded is not used up unseen (412).
+          const reply = await api(
+            'POST',
+            `/api/fridge/${encodeURIComponent(item.id)}/use`,
+            all ? {} : { quantity: wanted },
+            { ifMatch: etag(item) },
+          );
+          if (!reply.ok) return error.show(reply.error);
+          await load();
+        },
+      },
+      h('label', { for: id }, t().useHowMuch(item.name, item.unit)),
+      amount,
+      h(
+        'button',
+        { type: 'button', class: 'secondary', onclick: () => (amount.value = String(item.quantity)) },
+        t().useAll,
+      ),
+      h('button', { type: 'submit', 'data-testid': 'use-confirm' }, t().useConfirm),
+      h('button', { type: 'button', class: 'secondary', onclick: () => void load() }, t().cancel),
+    );
+    amount.id = id;
+    queueMicrotask(() => amount.select());
+    return form;
   };
 
   const editForm = (item: FridgeItem): HTMLElement => {

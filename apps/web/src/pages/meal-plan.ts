@@ -1,4 +1,5 @@
 import { api, draftKey, etag } from '../api.js';
+import { removeButton } from './confirm.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import type { MealPlanEntry, Recipe, Slot } from '../types.js';
@@ -36,11 +37,12 @@ export function mealPlanPage(): HTMLElement {
     const days = Array.from({ length: 7 }, (_, i) => addDays(plan.data.from, i));
     replace(
       grid,
-      days.map((day) =>
+      days.map((day, i) =>
         h(
           'div',
-          { class: 'day' },
-          h('h3', {}, day),
+          { class: 'day', 'data-testid': 'plan-day' },
+          // The week starts on Monday (the server's `from`), so index i is the weekday: 周一 / Mon.
+          h('h3', {}, h('span', { class: 'weekday' }, t().weekday(weekdayIndex(day, i))), ` ${day}`),
           h(
             'ul',
             {},
@@ -54,22 +56,17 @@ export function mealPlanPage(): HTMLElement {
                   h('span', { class: 'muted' }, `${t()[e.slot]} `),
                   e.recipeName,
                   ' ',
-                  h(
-                    'button',
-                    {
-                      type: 'button',
-                      class: 'link-button',
-                      'aria-label': `${t().remove} ${e.recipeName} ${day}`,
-                      onclick: async () => {
-                        const reply = await api(
-                          'DELETE',
-                          `/api/meal-plans/${encodeURIComponent(e.id)}`,
-                          undefined,
-                          { ifMatch: etag(e) },
-                        );
-                        if (!reply.ok) return error.show(reply.error);
-                        await load();
-                      },
+                  removeButton(
+                    `${e.recipeName} ${day}`,
+                    async () => {
+                      const reply = await api(
+                        'DELETE',
+                        `/api/meal-plans/${encodeURIComponent(e.id)}`,
+                        undefined,
+                        { ifMatch: etag(e) },
+                      );
+                      if (!reply.ok) return error.show(reply.error);
+                      await load();
                     },
                     '×',
                   ),
@@ -125,4 +122,10 @@ export function mealPlanPage(): HTMLElement {
     grid,
     form,
   );
+}
+
+/** Monday = 0 … Sunday = 6, from the date itself (falls back to the position in the week). */
+function weekdayIndex(date: string, position: number): number {
+  const d = new Date(`${date}T00:00:00Z`);
+  return Number.isNaN(d.getTime()) ? position : (d.getUTCDay() + 6) % 7;
 }

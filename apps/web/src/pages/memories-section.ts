@@ -1,4 +1,5 @@
 import { api, draftKey } from '../api.js';
+import { removeButton } from './confirm.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import { errorLine, field } from './common.js';
@@ -24,20 +25,11 @@ export function memoriesSection(): HTMLElement {
       { class: 'item', 'data-testid': 'memory' },
       h('span', { class: 'item-name' }, memory.text),
       h('span', { class: 'muted' }, memory.createdAt.slice(0, 10)),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          'aria-label': `${t().remove} ${memory.text}`,
-          onclick: async () => {
-            const reply = await api('DELETE', `/api/memories/${encodeURIComponent(memory.id)}`);
-            if (!reply.ok) return error.show(reply.error);
-            await load();
-          },
-        },
-        t().remove,
-      ),
+      removeButton(memory.text, async () => {
+        const reply = await api('DELETE', `/api/memories/${encodeURIComponent(memory.id)}`);
+        if (!reply.ok) return error.show(reply.error);
+        await load();
+      }),
     );
 
   const load = async () => {

@@ -1,4 +1,5 @@
 import { api, draftKey } from '../api.js';
+import { removeButton } from './confirm.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import type { DietaryNote, DietaryProfile } from '../types.js';
@@ -19,20 +20,11 @@ export function preferencesPage(): HTMLElement {
       h('span', { class: 'item-name' }, note.label),
       note.person !== null && h('span', { class: 'muted' }, note.person),
       note.note !== null && h('span', {}, note.note),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          'aria-label': `${t().remove} ${note.label}`,
-          onclick: async () => {
-            const reply = await api('DELETE', `/api/preferences/${encodeURIComponent(note.id)}`);
-            if (!reply.ok) return error.show(reply.error);
-            await load();
-          },
-        },
-        t().remove,
-      ),
+      removeButton(note.label, async () => {
+        const reply = await api('DELETE', `/api/preferences/${encodeURIComponent(note.id)}`);
+        if (!reply.ok) return error.show(reply.error);
+        await load();
+      }),
     );
 
   const load = async () => {

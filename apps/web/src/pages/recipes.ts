@@ -1,4 +1,5 @@
 import { api, draftKey, etag } from '../api.js';
+import { removeButton } from './confirm.js';
 import { h, replace } from '../dom.js';
 import { t } from '../i18n.js';
 import { parseIngredients } from '../parse-input.js';
@@ -48,22 +49,13 @@ export function recipesPage(): HTMLElement {
           {},
           recipe.steps.map((s) => h('li', {}, s)),
         ),
-      h(
-        'button',
-        {
-          type: 'button',
-          class: 'secondary',
-          'aria-label': `${t().remove} ${recipe.name}`,
-          onclick: async () => {
-            const reply = await api('DELETE', `/api/recipes/${encodeURIComponent(recipe.id)}`, undefined, {
-              ifMatch: etag(recipe),
-            });
-            if (!reply.ok) return error.show(reply.error);
-            await load();
-          },
-        },
-        t().remove,
-      ),
+      removeButton(recipe.name, async () => {
+        const reply = await api('DELETE', `/api/recipes/${encodeURIComponent(recipe.id)}`, undefined, {
+          ifMatch: etag(recipe),
+        });
+        if (!reply.ok) return error.show(reply.error);
+        await load();
+      }),
     );
 
   const name = h('input', { name: 'name', required: true });
