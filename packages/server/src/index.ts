@@ -1,6 +1,7 @@
 // The public API of `@reins/server`. Every export is a promise.
 export { createReinsServer, type ReinsServer } from './create-server.js';
 export { serve, type ServeOptions, type RunningServer } from './serve.js';
+export { withDirectSse } from './sse-direct.js';
 export { RequestGate } from './request-gate.js';
 export type { DrainEnding } from './sse-stream.js';
 export type {

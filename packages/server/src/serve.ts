@@ -1,6 +1,7 @@
 import { serve as nodeServe, type ServerType } from '@hono/node-server';
 import type { AddressInfo } from 'node:net';
 import type { Hono } from 'hono';
+import { withDirectSse } from './sse-direct.js';
 
 export interface ServeOptions {
   /** 0 picks a free port. */
@@ -17,12 +18,15 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
-/** Serves a hono app on Node (`@hono/node-server`); resolves once it listens. */
+/**
+ * Serves a hono app on Node (`@hono/node-server`); resolves once it listens. Run streams are
+ * written straight to Node's response (`withDirectSse`).
+ */
 export function serve(app: Pick<Hono, 'fetch'>, options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? '127.0.0.1';
   return new Promise((resolve, reject) => {
     const server = nodeServe(
-      { fetch: app.fetch, port: options.port, hostname: host },
+      { fetch: withDirectSse(app.fetch), port: options.port, hostname: host },
       (info: AddressInfo) => {
         const url = `http://${host.includes(':') ? `[${host}]` : host}:${info.port}`;
         resolve({

@@ -1,7 +1,9 @@
 import type { Context } from 'hono';
-import { streamSSE, type SSEStreamingApi } from 'hono/streaming';
-import type { RunEvent } from 'reins';
+import { streamSSE } from 'hono/streaming';
 import type { RunEntry, RunRegistry } from './run-registry.js';
+import { claimDirect, directResponse } from './sse-direct.js';
+import { sseFrame } from './sse-frames.js';
+import { honoSink, responseSink, type SseSink } from './sse-sinks.js';
 
 export interface SseOptions {
   /** A comment line every this many ms, so proxies keep an idle stream open; default 15 000. */
@@ -39,14 +41,18 @@ export type DrainEnding =
  * `data:` line of JSON (JSON.stringify escapes newlines, so nothing the model writes can
  * start a new field or event).
  *
- * Backpressure: the writer *pulls* events from the run's log and awaits every write; the
- * write resolves only when the HTTP response has taken the bytes (hono's TransformStream →
- * @hono/node-server, which waits for `drain`). So a slow reader holds at most one event in
- * flight plus the socket buffers — the server never queues events per stream; what the
- * reader has not taken yet is simply still in the run's log (bounded by the run's limits and
+ * Served by `serve()` (@hono/node-server behind `withDirectSse`), the frames go straight to
+ * Node's response (`sse-direct.ts`); elsewhere through hono's `streamSSE`. Same bytes, same
+ * headers.
+ *
+ * Backpressure: the writer *pulls* events from the run's log and, when the response has not
+ * taken a frame (`res.write()` returned false, or hono's web stream is waiting for `drain`),
+ * waits before taking the next event. So a slow reader holds at most one event in flight plus
+ * the socket buffers — the server never queues events per stream; what the reader has not
+ * taken yet is simply still in the run's log (bounded by the run's limits and
  * `maxEventsPerRun`). A reader more than `maxLagEvents` behind is told so and disconnected.
  *
- * When the client goes away (`stream.onAbort`, `c.req.raw.signal`), the client is detached,
+ * When the client goes away (the response closes before its end), the client is detached,
  * which cancels a running run if it was the last client (see `RunRegistry.attach`).
  */
 export function streamRun(
@@ -57,40 +63,61 @@ export function streamRun(
   options: SseOptions,
   onOpenChange: (delta: 1 | -1) => void,
 ): Response {
-  return streamSSE(c, async (stream) => {
-    const detach = registry.attach(entry);
-    onOpenChange(1);
-    const cursor = entry.feed.follow(fromSeq, 'stop');
-    let gone = false;
-    const onGone = (): void => {
-      if (gone) return;
-      gone = true;
-      void cursor.return?.();
-      detach(true);
-    };
-    stream.onAbort(onGone);
-    if (c.req.raw.signal.aborted)
-      onGone(); // gone already (while the run was being started)
-    else c.req.raw.signal.addEventListener('abort', onGone, { once: true });
-    let drained = false;
-    const onDrain = (): void => {
-      drained = true;
-      void cursor.return?.();
-    };
-    if (options.draining?.aborted === true) onDrain();
-    else options.draining?.addEventListener('abort', onDrain, { once: true });
-    let lastSent = fromSeq - 1;
-    const keepAlive = startKeepAlive(stream, options.keepAliveMs);
-    // Replaying what was already logged is not falling behind: lag counts from here on.
-    const liveFrom = entry.events.length;
-    try {
-      for (;;) {
-        const next = await cursor.next();
-        if (next.done === true || gone) break;
-        const event = next.value;
-        const lag = entry.events.length - 1 - event.seq;
-        if (event.seq >= liveFrom && lag > options.maxLagEvents) {
-          await stream.writeSSE({
+  const direct = claimDirect(c, {
+    start: (res) =>
+      void writeRun(responseSink(res), entry, fromSeq, registry, options, onOpenChange).catch(
+        (error: unknown) => {
+          console.error(error); // as hono's streamSSE does with a callback that throws
+          res.destroy();
+        },
+      ),
+    // Never streamed: the client got another answer; as a client that left at once.
+    abandon: () => registry.attach(entry)(true),
+  });
+  if (direct) return directResponse(c);
+  return streamSSE(c, (stream) =>
+    writeRun(honoSink(stream, c.req.raw.signal), entry, fromSeq, registry, options, onOpenChange),
+  );
+}
+
+async function writeRun(
+  sink: SseSink,
+  entry: RunEntry,
+  fromSeq: number,
+  registry: RunRegistry,
+  options: SseOptions,
+  onOpenChange: (delta: 1 | -1) => void,
+): Promise<void> {
+  const detach = registry.attach(entry);
+  onOpenChange(1);
+  const cursor = entry.feed.follow(fromSeq, 'stop');
+  let gone = false;
+  const unsubscribe = sink.onGone(() => {
+    if (gone) return;
+    gone = true;
+    void cursor.return?.();
+    detach(true);
+  });
+  let drained = false;
+  const onDrain = (): void => {
+    drained = true;
+    void cursor.return?.();
+  };
+  if (options.draining?.aborted === true) onDrain();
+  else options.draining?.addEventListener('abort', onDrain, { once: true });
+  let lastSent = fromSeq - 1;
+  const keepAlive = startKeepAlive(sink, options.keepAliveMs);
+  // Replaying what was already logged is not falling behind: lag counts from here on.
+  const liveFrom = entry.events.length;
+  try {
+    for (;;) {
+      const next = await cursor.next();
+      if (next.done === true || gone) break;
+      const event = next.value;
+      const lag = entry.events.length - 1 - event.seq;
+      if (event.seq >= liveFrom && lag > options.maxLagEvents) {
+        await sink.write(
+          sseFrame({
             event: 'error',
             data: JSON.stringify({
               runId: entry.runId,
@@ -98,30 +125,37 @@ export function streamRun(
               message: `the client fell ${lag} events behind (max ${options.maxLagEvents}); reconnect with Last-Event-ID ${event.seq - 1} to resume`,
               lastEventId: event.seq - 1,
             }),
-          });
-          break;
-        }
-        await writeEvent(stream, event);
-        lastSent = event.seq;
+          }),
+        );
+        break;
       }
-      if (drained && !gone) {
-        const ending = options.drainEnding ?? { kind: 'reconnect' };
-        if (ending.kind === 'reconnect') await writeReconnect(stream, entry.runId, lastSent);
-        else await writeInterrupted(stream, entry, lastSent, ending.resumable, (options.now ?? Date.now)());
-      }
-    } finally {
-      clearInterval(keepAlive);
-      c.req.raw.signal.removeEventListener('abort', onGone);
-      options.draining?.removeEventListener('abort', onDrain);
-      onOpenChange(-1);
-      if (!gone) detach(false);
+      const taken = sink.write(
+        sseFrame({ id: String(event.seq), event: event.type, data: JSON.stringify(event) }),
+      );
+      if (taken !== undefined) await taken;
+      lastSent = event.seq;
     }
-  });
+    if (drained && !gone) {
+      const ending = options.drainEnding ?? { kind: 'reconnect' };
+      await sink.write(
+        ending.kind === 'reconnect'
+          ? reconnectFrame(entry.runId, lastSent)
+          : interruptedFrame(entry, lastSent, ending.resumable, (options.now ?? Date.now)()),
+      );
+    }
+  } finally {
+    clearInterval(keepAlive);
+    unsubscribe();
+    options.draining?.removeEventListener('abort', onDrain);
+    onOpenChange(-1);
+    if (!gone) detach(false);
+    sink.end();
+  }
 }
 
 /** The last frame of a stream its instance is draining: where to resume, and when. */
-function writeReconnect(stream: SSEStreamingApi, runId: string, lastEventId: number): Promise<void> {
-  return stream.writeSSE({
+function reconnectFrame(runId: string, lastEventId: number): string {
+  return sseFrame({
     event: 'reconnect',
     retry: 1_000,
     data: JSON.stringify({
@@ -137,13 +171,7 @@ function writeReconnect(stream: SSEStreamingApi, runId: string, lastEventId: num
  * The last frame of a stream whose run stops with this process: a `done` shaped like the
  * run's own (steps and usage so far), `stopReason: "interrupted"`, and whether it resumes.
  */
-function writeInterrupted(
-  stream: SSEStreamingApi,
-  entry: RunEntry,
-  lastSent: number,
-  resumable: boolean,
-  at: number,
-): Promise<void> {
+function interruptedFrame(entry: RunEntry, lastSent: number, resumable: boolean, at: number): string {
   const sent = entry.events.slice(0, lastSent + 1);
   let steps = 0;
   const usage = { inputTokens: 0, outputTokens: 0 };
@@ -154,7 +182,7 @@ function writeInterrupted(
     usage.outputTokens += event.usage.outputTokens;
   }
   const first = sent[0];
-  return stream.writeSSE({
+  return sseFrame({
     event: 'done',
     data: JSON.stringify({
       type: 'done',
@@ -175,16 +203,10 @@ function writeInterrupted(
   });
 }
 
-function writeEvent(stream: SSEStreamingApi, event: RunEvent): Promise<void> {
-  return stream.writeSSE({ id: String(event.seq), event: event.type, data: JSON.stringify(event) });
-}
-
-function startKeepAlive(stream: SSEStreamingApi, everyMs: number): ReturnType<typeof setInterval> {
-  let pending = false;
+function startKeepAlive(sink: SseSink, everyMs: number): ReturnType<typeof setInterval> {
   return setInterval(() => {
-    // Never more than one keep-alive queued behind a slow reader.
-    if (pending || stream.closed || stream.aborted) return;
-    pending = true;
-    void stream.write(': keep-alive\n\n').finally(() => (pending = false));
+    // Never a keep-alive queued behind a slow reader: it is not idle.
+    if (sink.busy || sink.closed) return;
+    void sink.write(': keep-alive\n\n');
   }, everyMs);
 }
