@@ -173,7 +173,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         }
         const reasonEnd = deps.now();
         log.append(
-          reasonDraft(step, reasonStart, reasonEnd, model.name, !finalStep, result, parse),
+          reasonDraft(step, reasonStart, reasonEnd, model.name, !finalStep, result, parse, this.#act.runId),
           reasonEnd,
         );
 
@@ -321,6 +321,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         startedAt: actStart,
         endedAt: actStart,
         durationMs: 0,
+        runId: this.#act.runId, // the log's stamp, in the event's own slots (see `EventLog.append`)
+        seq: -1,
+        at: actStart,
       },
       actStart,
     );
@@ -341,6 +344,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         startedAt: actStart,
         endedAt,
         durationMs: observation.durationMs,
+        runId: this.#act.runId,
+        seq: -1,
+        at: endedAt,
       },
       endedAt,
     );
