@@ -14,4 +14,19 @@ describe('ActionKeys (the repeated-action guard’s memory)', () => {
     expect([keys.get('a'), keys.get('b'), keys.get('c')]).toEqual([4, 2, 5]);
     expect(keys.get('')).toBeUndefined();
   });
+
+  it('keeps answering like a Map past the scanned few (20 keys), overwrites in every tier', () => {
+    const keys = new ActionKeys();
+    const map = new Map<string, number>();
+    for (let i = 0; i < 20; i++) {
+      keys.set(`k${i}`, i);
+      map.set(`k${i}`, i);
+    }
+    for (const i of [0, 3, 8, 9, 15]) {
+      keys.set(`k${i}`, 100 + i);
+      map.set(`k${i}`, 100 + i);
+    }
+    for (let i = 0; i < 22; i++) expect(keys.get(`k${i}`)).toBe(map.get(`k${i}`));
+    expect(keys.get('k')).toBeUndefined();
+  });
 });

@@ -143,5 +143,6 @@ function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPer
 
 /** Same tool and canonically equal input (key order ignored) give the same key. */
 export function actionKey(tool: string, input: unknown): string {
-  return `${tool}\u0000${canonicalJson(input)}`;
+  // Flat (join copies once): a run keeps every key, and a template literal leaves a cons-string node.
+  return [tool, canonicalJson(input)].join('\u0000');
 }

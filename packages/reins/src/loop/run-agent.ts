@@ -1,11 +1,10 @@
 import type { RunEvent } from '../events.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
-import { NO_USAGE, type Model } from '../model.js';
+import type { Model } from '../model.js';
 import { ANONYMOUS, type Principal } from '../principal.js';
 import { buildRunRecord, type RunRecord } from '../record.js';
 import type { AnyTool } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
-import { describeThrown } from '../errors.js';
 import type { EventLog } from './event-log.js';
 import { openRunLog, replayDeadline, replayInto, type DurableRunOptions } from './durable-run.js';
 import { PromptBuilder } from './prompt.js';
@@ -152,41 +151,33 @@ export function runAgent(options: RunAgentOptions): AgentRun {
     else deps.clearTimer(deadline);
     external?.removeEventListener('abort', cancel);
   };
-  const finished = runLoop({
-    agent: options.agent ?? 'react',
-    conversationId: options.conversationId,
-    model,
-    specs,
-    toolNames: names,
-    timeouts,
-    abort,
-    prompt: new PromptBuilder(
-      options.query,
+  const finished = runLoop(
+    {
+      agent: options.agent ?? 'react',
+      conversationId: options.conversationId,
+      model,
       specs,
+      toolNames: names,
+      timeouts,
+      abort,
+      prompt: new PromptBuilder(
+        options.query,
+        specs,
+        limits,
+        instructionsWithAnswer(options.instructions, options.answer),
+      ),
       limits,
-      instructionsWithAnswer(options.instructions, options.answer),
-    ),
-    limits,
-    log,
-    deps,
-    approvals,
-    deadline: deadline instanceof RunDeadline ? deadline : undefined,
-    clarify: clarifications === undefined ? undefined : { clarifications, options: options.clarify ?? {} },
-    parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
-    answer: options.answer,
-    act,
-  }).then(cleanup, (thrown: unknown) => {
-    // Last resort (runLoop ends its own log on errors): never leave a consumer hanging.
-    if (!log.closed) {
-      log.append({
-        type: 'error',
-        code: 'INTERNAL',
-        message: `reins loop failed: ${describeThrown(thrown)}`,
-      });
-      log.append({ type: 'done', status: 'error', steps: 0, usage: NO_USAGE, durationMs: 0 });
-    }
-    cleanup();
-  });
+      log,
+      deps,
+      approvals,
+      deadline: deadline instanceof RunDeadline ? deadline : undefined,
+      clarify: clarifications === undefined ? undefined : { clarifications, options: options.clarify ?? {} },
+      parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
+      answer: options.answer,
+      act,
+    },
+    cleanup,
+  ); // runLoop ends its own log on errors, and cleans up before it resolves
 
   return new RunHandle(runId, log, finished, cancel, blobStore, approvals, clarifications);
 }

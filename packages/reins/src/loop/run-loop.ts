@@ -2,7 +2,7 @@ import { decisionFromToolCalls, parseDecision } from '../decision/index.js';
 import { describeThrown } from '../errors.js';
 import type { ActStep, RunStatus, StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
-import type { Model, ModelResult, ToolSpec } from '../model.js';
+import { NO_USAGE, type Model, type ModelResult, type ToolSpec } from '../model.js';
 import { isThenable } from '../util/is-thenable.js';
 import type { Degraded, Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
@@ -57,15 +57,29 @@ export interface LoopContext {
 
 /**
  * The ReAct loop: reason → act → observe, at most `maxSteps` model calls. Appends every
- * event to `ctx.log` and always ends it with `done`. Resolves when the run has ended.
+ * event to `ctx.log` and always ends it with `done`. Calls `onEnd` (the run's cleanup: its
+ * timers and listeners) once, then resolves, when the run has ended.
  */
-export function runLoop(ctx: LoopContext): Promise<void> {
+export function runLoop(ctx: LoopContext, onEnd: () => void = () => undefined): Promise<void> {
   const loop = new ReactLoop(ctx);
   // Settles when the loop returns, or at once when an abort ends the run during a model call.
-  return new Promise<void>((resolve, reject) => {
-    loop.finish = resolve;
-    loop.run().then(resolve, reject);
+  // `run()` never rejects and calls `finish` itself: no `.then` chain (two promises and two
+  // reactions per run in flight, ~200 bytes) between the loop and the run's `result`.
+  return new Promise<void>((resolve) => {
+    loop.ends(resolve, onEnd);
+    void loop.run();
   });
+}
+
+/** A run whose loop failed even at ending its log: end it here, so no consumer hangs. */
+function lastResort(log: EventLog, thrown: unknown): void {
+  if (log.closed) return;
+  try {
+    log.append({ type: 'error', code: 'INTERNAL', message: `reins loop failed: ${describeThrown(thrown)}` });
+    log.append({ type: 'done', status: 'error', steps: 0, usage: NO_USAGE, durationMs: 0 });
+  } catch {
+    // Nothing is left to tell: `result` reports the incomplete log.
+  }
 }
 
 /** One run's loop state. A class, not closures: a run in flight holds less (see bench/). */
@@ -92,8 +106,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   #modelStep = 0;
   /** The run ended during its model call: the loop stops where the call returns (if ever). */
   #abandoned = false;
-  /** Settles `runLoop`'s promise (set by `runLoop`). */
-  finish: () => void = () => undefined;
+  /** Settles `runLoop`'s promise, and the run's cleanup before it (set by `runLoop`). */
+  #resolve: (() => void) | undefined;
+  #onEnd: (() => void) | undefined;
   // The run's one abort listener: ends the run at once during a model call (if any).
   readonly #onAbort = (): void => {
     if (this.#modelStep !== 0) this.#stopDuringModelCall();
@@ -111,134 +126,165 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     this.#demo = ctx.model.demo === true;
   }
 
+  /** What ends the run, once (see `runLoop`). */
+  ends(resolve: () => void, onEnd: () => void): void {
+    this.#resolve = resolve;
+    this.#onEnd = onEnd;
+  }
+
+  /** The run has ended: its cleanup, then `runLoop`'s promise; once (an abandoned model call may return later). */
+  finish(): void {
+    const resolve = this.#resolve;
+    if (resolve === undefined) return;
+    this.#resolve = undefined;
+    this.#onEnd?.();
+    this.#onEnd = undefined;
+    resolve();
+  }
+
+  /** Never rejects; calls `finish` when it returns. */
   async run(): Promise<void> {
-    const { model, limits, log, deps, prompt } = this.#ctx;
-    const signal = this.#act.signal;
-    const { agent, toolNames: tools, timeouts, conversationId } = this.#ctx;
-    const start = startDraft({ agent, model, query: prompt.query, tools, limits, timeouts, conversationId });
-    this.#started = log.append(start, this.#started).at;
-    signal.addEventListener('abort', this.#onAbort, { once: true });
     try {
-      for (let step = 1; ; step++) {
-        if (signal.aborted) return this.#endAborted();
-        const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
-        const reasonStart = this.#reasonFrom ?? deps.now();
-        this.#reasonFrom = undefined;
-        const tools = finalStep ? [] : this.#ctx.specs;
-        const request = new StepRequest(
-          prompt.messages(finalStep),
-          tools,
-          step,
-          finalStep,
-          this.#ctx.timeouts.modelTimeoutMs,
-          this.#ctx.act.runId,
-          this.#ctx.abort,
-          this,
-        );
-        this.#modelStep = step;
-        // The adapter's own promise, awaited directly: no promise of ours per step. An
-        // abort ends the run from `#onAbort` even if the adapter never settles.
-        const started = startModelCall(model, request);
-        let result: ModelResult;
-        if (isThenable(started)) {
-          try {
-            result = (await started) as ModelResult;
-          } catch (thrown) {
-            result = modelBreach(thrown);
+      const { model, limits, log, deps, prompt } = this.#ctx;
+      const signal = this.#act.signal;
+      const { agent, toolNames: tools, timeouts, conversationId } = this.#ctx;
+      const start = startDraft({
+        agent,
+        model,
+        query: prompt.query,
+        tools,
+        limits,
+        timeouts,
+        conversationId,
+      });
+      this.#started = log.append(start, this.#started).at;
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+      try {
+        for (let step = 1; ; step++) {
+          if (signal.aborted) return this.#endAborted();
+          const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
+          const reasonStart = this.#reasonFrom ?? deps.now();
+          this.#reasonFrom = undefined;
+          const tools = finalStep ? [] : this.#ctx.specs;
+          const request = new StepRequest(
+            prompt.messages(finalStep),
+            tools,
+            step,
+            finalStep,
+            this.#ctx.timeouts.modelTimeoutMs,
+            this.#ctx.act.runId,
+            this.#ctx.abort,
+            this,
+          );
+          this.#modelStep = step;
+          // The adapter's own promise, awaited directly: no promise of ours per step. An
+          // abort ends the run from `#onAbort` even if the adapter never settles.
+          const started = startModelCall(model, request);
+          let result: ModelResult;
+          if (isThenable(started)) {
+            try {
+              result = (await started) as ModelResult;
+            } catch (thrown) {
+              result = modelBreach(thrown);
+            }
+          } else result = started;
+          if (this.#abandoned) return;
+          this.#modelStep = 0;
+          if (result.usage !== undefined) {
+            this.#inputTokens += result.usage.inputTokens;
+            this.#outputTokens += result.usage.outputTokens;
           }
-        } else result = started;
-        if (this.#abandoned) return;
-        this.#modelStep = 0;
-        if (result.usage !== undefined) {
-          this.#inputTokens += result.usage.inputTokens;
-          this.#outputTokens += result.usage.outputTokens;
-        }
-        if (signal.aborted) return this.#endAborted();
-        if (!result.ok) {
-          const { code, message } = result.error;
-          const text = `model ${model.name} failed at step ${step}: ${code}: ${message}`;
-          log.append({ type: 'error', code: 'MODEL_FAILED', message: text });
-          return this.#done('error');
-        }
-
-        const toolCalls = result.toolCalls;
-        const native = toolCalls !== undefined && toolCalls.length > 0;
-        const parser = this.#ctx.parse ?? parseDecision;
-        const misses = repairMisses();
-        let parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
-        if (repairMisses() !== misses) {
-          // The reply needed the one repair before its parsers had loaded: parse it again with them.
-          await loadRepairParsers().catch(() => undefined);
-          parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
-        }
-        const reasonEnd = deps.now();
-        log.append(
-          reasonDraft(step, reasonStart, reasonEnd, model.name, !finalStep, result, parse),
-          reasonEnd,
-        );
-
-        const next = resolveTurn(parse, this.#turn, finalStep, limits.maxCallsPerStep);
-        if (next.kind === 'answer' || next.kind === 'stop') {
-          // Only on the way out: a run without `clarify` pays nothing per step for it.
-          if (
-            next.kind === 'answer' &&
-            next.intent === 'ask' &&
-            this.#ctx.clarify !== undefined &&
-            !finalStep
-          ) {
-            if (await this.#clarify(step, next.text, result.text)) continue;
-            return;
+          if (signal.aborted) return this.#endAborted();
+          if (!result.ok) {
+            const { code, message } = result.error;
+            const text = `model ${model.name} failed at step ${step}: ${code}: ${message}`;
+            log.append({ type: 'error', code: 'MODEL_FAILED', message: text });
+            return this.#done('error');
           }
-          // A structured answer may need the repair parsers: loaded before it is checked.
-          if (this.#ctx.answer !== undefined && !repairParsersReady())
+
+          const toolCalls = result.toolCalls;
+          const native = toolCalls !== undefined && toolCalls.length > 0;
+          const parser = this.#ctx.parse ?? parseDecision;
+          const misses = repairMisses();
+          let parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
+          if (repairMisses() !== misses) {
+            // The reply needed the one repair before its parsers had loaded: parse it again with them.
             await loadRepairParsers().catch(() => undefined);
-          return this.#end(step, next, reasonEnd);
-        }
+            parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
+          }
+          const reasonEnd = deps.now();
+          log.append(
+            reasonDraft(step, reasonStart, reasonEnd, model.name, !finalStep, result, parse, this.#act.runId),
+            reasonEnd,
+          );
 
-        if (next.kind === 'act_many') {
-          const observations = await this.#actMany(step, next.calls, reasonEnd);
+          const next = resolveTurn(parse, this.#turn, finalStep, limits.maxCallsPerStep);
+          if (next.kind === 'answer' || next.kind === 'stop') {
+            // Only on the way out: a run without `clarify` pays nothing per step for it.
+            if (
+              next.kind === 'answer' &&
+              next.intent === 'ask' &&
+              this.#ctx.clarify !== undefined &&
+              !finalStep
+            ) {
+              if (await this.#clarify(step, next.text, result.text)) continue;
+              return;
+            }
+            // A structured answer may need the repair parsers: loaded before it is checked.
+            if (this.#ctx.answer !== undefined && !repairParsersReady())
+              await loadRepairParsers().catch(() => undefined);
+            return this.#end(step, next, reasonEnd);
+          }
+
+          if (next.kind === 'act_many') {
+            const observations = await this.#actMany(step, next.calls, reasonEnd);
+            if (signal.aborted) return this.#endAborted();
+            this.#completed = step;
+            if (parse.ok) {
+              prompt.rememberMany(
+                parse.value,
+                observations,
+                native ? { text: result.text, toolCalls } : undefined,
+              );
+            }
+            continue;
+          }
+
+          const acted = this.#actOne(step, next, reasonEnd);
+          const observation = acted instanceof Promise ? await acted : acted;
+          this.#reasonFrom = this.#observed(step, observation, reasonEnd);
           if (signal.aborted) return this.#endAborted();
           this.#completed = step;
-          if (parse.ok) {
-            prompt.rememberMany(
-              parse.value,
-              observations,
-              native ? { text: result.text, toolCalls } : undefined,
-            );
-          }
-          continue;
+          // Clean JSON is remembered as written; anything else as the normalized decision.
+          prompt.remember(
+            parse.ok && parse.via !== 'clean' ? sayDecision(parse.value) : result.text,
+            observation,
+          );
         }
-
-        const acted = this.#actOne(step, next, reasonEnd);
-        const observation = acted instanceof Promise ? await acted : acted;
-        this.#reasonFrom = this.#observed(step, observation, reasonEnd);
-        if (signal.aborted) return this.#endAborted();
-        this.#completed = step;
-        // Clean JSON is remembered as written; anything else as the normalized decision.
-        prompt.remember(
-          parse.ok && parse.via !== 'clean' ? sayDecision(parse.value) : result.text,
-          observation,
-        );
+      } catch (thrown) {
+        // A bug in the loop, or a value it could not handle: still end the log, with the real
+        // step count and usage, so no consumer hangs and the evidence stays true.
+        const last = log.events.at(-1);
+        if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
+          this.#ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
+          this.#ctx.clarify?.clarifications.close();
+          if (log.closed) log.reopen();
+        }
+        if (!log.closed) {
+          log.append({
+            type: 'error',
+            code: 'INTERNAL',
+            message: `reins loop failed: ${describeThrown(thrown)}`,
+          });
+          this.#done('error');
+        }
+      } finally {
+        signal.removeEventListener('abort', this.#onAbort);
       }
     } catch (thrown) {
-      // A bug in the loop, or a value it could not handle: still end the log, with the real
-      // step count and usage, so no consumer hangs and the evidence stays true.
-      const last = log.events.at(-1);
-      if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
-        this.#ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
-        this.#ctx.clarify?.clarifications.close();
-        if (log.closed) log.reopen();
-      }
-      if (!log.closed) {
-        log.append({
-          type: 'error',
-          code: 'INTERNAL',
-          message: `reins loop failed: ${describeThrown(thrown)}`,
-        });
-        this.#done('error');
-      }
+      lastResort(this.#ctx.log, thrown);
     } finally {
-      signal.removeEventListener('abort', this.#onAbort);
+      this.finish();
     }
   }
 
@@ -321,6 +367,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         startedAt: actStart,
         endedAt: actStart,
         durationMs: 0,
+        runId: this.#act.runId, // the log's stamp, in the event's own slots (see `EventLog.append`)
+        seq: -1,
+        at: actStart,
       },
       actStart,
     );
@@ -341,6 +390,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         startedAt: actStart,
         endedAt,
         durationMs: observation.durationMs,
+        runId: this.#act.runId,
+        seq: -1,
+        at: endedAt,
       },
       endedAt,
     );

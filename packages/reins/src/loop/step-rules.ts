@@ -65,7 +65,8 @@ export function reasonDraft(
   toolsOffered: boolean,
   result: Extract<ModelResult, { ok: true }>,
   parse: DecisionParse,
-): Omit<ReasonStep, 'runId' | 'seq' | 'at'> {
+  runId: string,
+): ReasonStep {
   const toolCalls = result.toolCalls;
   return {
     type: 'step',
@@ -81,6 +82,10 @@ export function reasonDraft(
     parse: parseSummary(parse),
     decision: parse.ok ? parse.value : undefined,
     toolCalls: toolCalls !== undefined && toolCalls.length > 0 ? toolCalls : undefined,
+    // Stamped by the log (`EventLog.append`); here so the event is born with its slots.
+    runId,
+    seq: -1,
+    at: endedAt,
   };
 }
 

@@ -215,7 +215,10 @@ export const responderNode: PlanNode = {
     const endedAt = ctx.deps.now();
     if (!result.ok) return modelFailed(state, ctx, result.error);
     const parse = await withRepairParsers(() => parseDecision(result.text));
-    ctx.log.append(reasonDraft(ctx.modelSteps, startedAt, endedAt, 'model', false, result, parse), endedAt);
+    ctx.log.append(
+      reasonDraft(ctx.modelSteps, startedAt, endedAt, 'model', false, result, parse, ctx.act.runId),
+      endedAt,
+    );
     const decision = parse.ok ? parse.value : undefined;
     state.end =
       decision?.kind === 'final'
