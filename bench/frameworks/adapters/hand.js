@@ -1,23 +1,9 @@
 // @ts-check
 /** The hand-written loop of bench/loop-overhead (`handLoop`, ~40 lines) over the same script model. */
-import { scriptModel } from 'reins';
-import {
-  GatedScriptModel,
-  QUERY,
-  TOOLS,
-  addCalls,
-  handLoop,
-  scriptFor,
-} from '../../loop-overhead/workload.js';
-import { MEMORY_BLOCK_AFTER_TOOL_RESULTS, gating } from '../scenario.js';
+import { QUERY, TOOLS, addCalls, handLoop } from '../../loop-overhead/workload.js';
+import { modelFor } from './script-model-for.js';
 
 export const executed = () => addCalls.count;
-
-/** @param {number} k */
-const modelFor = (k) =>
-  gating.gate === undefined
-    ? scriptModel(scriptFor(k))
-    : new GatedScriptModel(scriptFor(k), MEMORY_BLOCK_AFTER_TOOL_RESULTS + 1, gating.gate);
 
 /** @param {number} k */
 export const prepare = (k) => modelFor(k);

@@ -3,23 +3,10 @@
  * Reins (the built package): `runAgent` then `await run.result`, over its zero-latency
  * `scriptModel` — the workload of bench/loop-overhead, reused as is.
  */
-import { scriptModel } from 'reins';
-import {
-  GatedScriptModel,
-  addCalls,
-  reinsResult,
-  scriptFor,
-  startReins,
-} from '../../loop-overhead/workload.js';
-import { MEMORY_BLOCK_AFTER_TOOL_RESULTS, gating } from '../scenario.js';
+import { addCalls, reinsResult, startReins } from '../../loop-overhead/workload.js';
+import { modelFor } from './script-model-for.js';
 
 export const executed = () => addCalls.count;
-
-/** @param {number} k */
-const modelFor = (k) =>
-  gating.gate === undefined
-    ? scriptModel(scriptFor(k))
-    : new GatedScriptModel(scriptFor(k), MEMORY_BLOCK_AFTER_TOOL_RESULTS + 1, gating.gate);
 
 /** The model is built before the timer starts, as in loop-overhead. @param {number} k */
 export const prepare = (k) => modelFor(k);
