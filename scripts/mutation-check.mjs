@@ -220,8 +220,8 @@ const MUTANTS = [
   [
     'breaker never opens',
     `${src}policies/tool-policies.ts`,
-    '    } else if (policy.breaker !== false) {\n      this.#counter',
-    '    } else if (false) {\n      this.#counter',
+    '    if (policy.breaker !== false && this.#shared === undefined) {\n      this.#counter',
+    '    if (false) {\n      this.#counter',
   ],
   [
     'tools that change something are retried',
