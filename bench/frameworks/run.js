@@ -9,11 +9,10 @@
  * Prints a markdown table (with the versions, Node, CPU, load and commit) and writes
  * bench/results/frameworks-<timestamp>.json and frameworks-latest.json.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, relative } from 'node:path';
-import { fmt, int, summarize, table } from '../loop-overhead/report.js';
+import { fmt, int, summarize, table, gitState } from '../loop-overhead/report.js';
 import { FRAMEWORKS } from './frameworks.js';
 import { importTimes, runChild } from './measure.js';
 import { ensureInstalled, here } from './setup.js';
@@ -50,18 +49,6 @@ const TARGETS = {
   bytesPerRun: 8 * 1024,
 };
 
-/** @param {string} cmd @param {string[]} argv */
-const tryExec = (cmd, argv) => {
-  try {
-    return execFileSync(cmd, argv, {
-      cwd: repo,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return undefined;
-  }
-};
 /** @param {string} file */
 const versionAt = (file) => /** @type {string} */ (JSON.parse(readFileSync(file, 'utf8')).version);
 /** @param {string} name */
@@ -84,8 +71,7 @@ async function main() {
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cpus: os.cpus().length,
     loadavgAtStart: os.loadavg(),
-    commit: tryExec('git', ['rev-parse', '--short', 'HEAD']),
-    dirty: (tryExec('git', ['status', '--porcelain', '--', 'packages/reins/src']) ?? '') !== '',
+    ...gitState(repo),
     versions: Object.fromEntries(
       [...new Set(['zod', ...frameworks.flatMap((f) => f.packages)])].map((p) => [p, versionOf(p)]),
     ),

@@ -49,20 +49,11 @@ export function add({ a, b }) {
 export const MEMORY_K = 4;
 export const MEMORY_BLOCK_AFTER_TOOL_RESULTS = 3;
 
-/** A promise many runs wait on, opened once. */
-export class Gate {
-  constructor() {
-    /** @type {() => void} */
-    let open = () => {};
-    /** @type {Promise<void>} */
-    this.promise = new Promise((resolve) => (open = resolve));
-    this.open = open;
-    this.waiting = 0;
-  }
-}
+/** A promise many runs wait on, opened once (the loop-overhead workload's). */
+export { Gate } from '../loop-overhead/workload.js';
 
 /** The gate the scripted models wait at, when one is set (memory measurement only). */
-/** @type {{ gate: Gate | undefined }} */
+/** @type {{ gate: import('../loop-overhead/workload.js').Gate | undefined }} */
 export const gating = { gate: undefined };
 
 /**

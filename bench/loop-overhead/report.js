@@ -1,4 +1,5 @@
 // @ts-check
+import { execFileSync } from 'node:child_process';
 /** Statistics and markdown tables for the benchmark's report. */
 
 /** Nearest-rank percentile of an ascending array. @param {number[]} sorted @param {number} p */
@@ -32,4 +33,28 @@ export function table(head, rows) {
     `| ${r.map((cell, c) => (c === 0 ? cell.padEnd(widths[c] ?? 0) : cell.padStart(widths[c] ?? 0))).join(' | ')} |`;
   const rule = `| ${widths.map((w, c) => (c === 0 ? '-'.repeat(w) : `${'-'.repeat(Math.max(1, w - 1))}:`)).join(' | ')} |`;
   return [line(head), rule, ...cells.slice(1).map(line)].join('\n');
+}
+
+/**
+ * The commit a bench ran on, and whether the core's sources had uncommitted changes then
+ * (`undefined` commit: not a git checkout).
+ * @param {string} repo
+ */
+export function gitState(repo) {
+  /** @param {string[]} argv */
+  const git = (argv) => {
+    try {
+      return execFileSync('git', argv, {
+        cwd: repo,
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'ignore'],
+      }).trim();
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    commit: git(['rev-parse', '--short', 'HEAD']),
+    dirty: (git(['status', '--porcelain', '--', 'packages/reins/src']) ?? '') !== '',
+  };
 }

@@ -10,7 +10,6 @@
  * loop-overhead-latest.json). Memory is measured in a `node --expose-gc` child (memory.js);
  * import time in fresh `node` children.
  */
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join, relative } from 'node:path';
@@ -27,7 +26,7 @@ import {
   scriptFor,
   startReins,
 } from './workload.js';
-import { fmt, int, percentile, summarize, table } from './report.js';
+import { fmt, int, percentile, summarize, table, gitState } from './report.js';
 import { importTime, memory } from './children.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -161,19 +160,6 @@ async function throughput(k, concurrency, variants, plan) {
 
 // ---------------------------------------------------------------------------------------
 
-/** @param {string} cmd @param {string[]} argv */
-const tryExec = (cmd, argv) => {
-  try {
-    return execFileSync(cmd, argv, {
-      cwd: repo,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'ignore'],
-    }).trim();
-  } catch {
-    return undefined;
-  }
-};
-
 async function main() {
   const reinsPkg = JSON.parse(readFileSync(join(repo, 'packages/reins/package.json'), 'utf8'));
   const env = {
@@ -184,8 +170,7 @@ async function main() {
     loadavgAtStart: os.loadavg(),
     reins: reinsPkg.version,
     reinsEntry: relative(repo, fileURLToPath(import.meta.resolve('reins'))),
-    commit: tryExec('git', ['rev-parse', '--short', 'HEAD']),
-    dirty: (tryExec('git', ['status', '--porcelain', '--', 'packages/reins/src']) ?? '') !== '',
+    ...gitState(repo),
     quick: QUICK,
   };
   console.log(`# reins loop overhead — ${new Date().toISOString()}\n`);
