@@ -1,3 +1,4 @@
+import { onePerTurn } from './one-per-turn.js';
 import type { PgQueryable } from './pg-blob-store.js';
 
 /** One run's append as it goes to the database: its encoded events and the run row's new state. */
@@ -96,9 +97,11 @@ export class AppendBatcher {
       const inserted = new Map<string, number>();
       for (const row of rows)
         inserted.set(String(row['run_id']), (inserted.get(String(row['run_id'])) ?? 0) + 1);
-      for (const w of waiting) w.resolve(inserted.get(w.job.runId) ?? 0);
+      // Handed out one per turn, not in a loop: see `onePerTurn`. The next statement does not
+      // wait for this: appends made meanwhile gather for it as before.
+      void onePerTurn(waiting, (w) => w.resolve(inserted.get(w.job.runId) ?? 0));
     } catch (error) {
-      for (const w of waiting) w.reject(error);
+      void onePerTurn(waiting, (w) => w.reject(error));
     }
   }
 }

@@ -235,6 +235,24 @@ describe('sqlRunStore appends', () => {
     for (const id of ids) expect((await store.load(id))?.events).toEqual(events(id, 0, 1));
   });
 
+  it('answered by one statement resume one per turn of the event loop, so timers run between them', async () => {
+    // A group commit of many runs would otherwise resume every run in one block of the loop.
+    const store = await sqlRunStore(database.db, { schema });
+    const ids = Array.from({ length: 4 }, (_, i) => `resume-${i}`);
+    for (const id of ids) await store.create(newRun(id));
+    const order: string[] = [];
+    await Promise.all(
+      ids.map(async (id, i) => {
+        await store.append(id, events(id, 0, 1));
+        order.push(id);
+        // A timer's turn: with every run resumed in one block it would come after all of them.
+        if (i === 0) setImmediate(() => order.push('timer turn'));
+      }),
+    );
+    expect(order.indexOf('timer turn')).toBeGreaterThan(0);
+    expect(order.indexOf('timer turn')).toBeLessThan(ids.length);
+  });
+
   it('of one run, called without waiting, are written in call order; a bad one fails alone', async () => {
     const store = await sqlRunStore(database.db, { schema });
     await store.create(newRun('order-1'));
