@@ -77,7 +77,9 @@ describe('daily model-call quota (real Redis)', () => {
       agents: { a: oneCallAgent() },
       redis,
       redisPrefix: prefix,
-      quota: { dailyModelCalls: 2 },
+      // Counting is under test, not failing open: a loaded machine must not push a Redis call past
+      // the 50 ms default (the count would then be skipped by design and `used` stay at 1).
+      quota: { dailyModelCalls: 2, deadlineMs: 5_000 },
     });
     for (let i = 0; i < 2; i++) {
       const ok = await postJson(`${running.url}/v1/runs`, { agent: 'a', input: `q${i}` }, as('carol'));
@@ -109,6 +111,7 @@ describe('rate limit per (IP, query)', () => {
       running = await start({
         agents: { a: oneCallAgent() },
         ...(redis === undefined ? {} : { redis, redisPrefix: `${prefix}${Math.random()}:` }),
+        quota: { deadlineMs: 5_000 }, // counting under test: a slow machine must not fail a count open
       });
       for (let i = 0; i < 5; i++) {
         expect(
