@@ -272,11 +272,20 @@ function perRun(
   /** @type {Record<string, number>} */ after,
   /** @type {number} */ runs,
 ) {
-  const bySql = Object.entries(after)
-    .map(([sql, n]) => /** @type {[string, number]} */ ([sql, (n - (before[sql] ?? 0)) / Math.max(1, runs)]))
+  const delta = (/** @type {string} */ key) => ((after[key] ?? 0) - (before[key] ?? 0)) / Math.max(1, runs);
+  const bySql = Object.keys(after)
+    .filter((key) => !key.startsWith('ms:'))
+    .map((sql) => /** @type {[string, number]} */ ([sql, delta(sql)]))
     .filter(([, n]) => n > 0)
     .sort((a, b) => b[1] - a[1]);
-  return { total: bySql.reduce((acc, [, n]) => acc + n, 0), bySql: Object.fromEntries(bySql) };
+  /** Milliseconds per run from each statement's call to its answer (`sql-counter.js`), same order. */
+  const msBySql = Object.fromEntries(bySql.map(([sql]) => [sql, delta(`ms:${sql}`)]));
+  return {
+    total: bySql.reduce((acc, [, n]) => acc + n, 0),
+    totalMs: Object.values(msBySql).reduce((acc, ms) => acc + ms, 0),
+    bySql: Object.fromEntries(bySql),
+    msBySql,
+  };
 }
 
 const dir = mkdtempSync(join(os.tmpdir(), 'kitchen-load-'));
@@ -351,9 +360,14 @@ console.log(
   ),
 );
 for (const r of rows.filter((r) => r.statements !== undefined)) {
-  console.log(`\nSQL statements per run, ${r.backend} c=${r.concurrency}: ${r.statements?.total.toFixed(1)}`);
+  console.log(
+    `\nSQL statements per run, ${r.backend} c=${r.concurrency}: ${r.statements?.total.toFixed(1)}` +
+      ` (${r.statements?.totalMs.toFixed(1)} ms per run from call to answer; per statement: count, ms)`,
+  );
   for (const [sql, n] of Object.entries(r.statements?.bySql ?? {}))
-    console.log(`  ${n.toFixed(2).padStart(6)}  ${sql}`);
+    console.log(
+      `  ${n.toFixed(2).padStart(6)} ${(r.statements?.msBySql[sql] ?? 0).toFixed(2).padStart(7)}  ${sql}`,
+    );
 }
 const resultsDir = join(here, '..', 'results');
 mkdirSync(resultsDir, { recursive: true });

@@ -5,19 +5,38 @@
  * `KITCHEN_LOAD_SQL_FILE` every 500 ms. PostgreSQL: every `pg` client query (a transaction's
  * BEGIN and COMMIT included). PGlite: every `query` / `exec`, in a transaction too (BEGIN and
  * COMMIT counted as such) — in the thread that runs PGlite: a preload runs in worker threads too.
+ * With each count, the time to its answer (`timed`).
  * Measurement only: it wraps the drivers' prototypes.
  */
 import { writeFileSync } from 'node:fs';
+import { performance } from 'node:perf_hooks';
 import { setInterval } from 'node:timers';
 import { isMainThread, threadId } from 'node:worker_threads';
 
 const file = process.env['KITCHEN_LOAD_SQL_FILE'];
 /** @type {Map<string, number>} */
 const counts = new Map();
-const count = (/** @type {unknown} */ sql) => {
+const keyOf = (/** @type {unknown} */ sql) => {
   const text = typeof sql === 'string' ? sql : String(/** @type {any} */ (sql)?.text ?? sql);
-  const key = text.replace(/\s+/g, ' ').trim().slice(0, 160);
+  return text.replace(/\s+/g, ' ').trim().slice(0, 160);
+};
+const count = (/** @type {unknown} */ sql) => {
+  const key = keyOf(sql);
   counts.set(key, (counts.get(key) ?? 0) + 1);
+};
+/**
+ * Counts the statement and adds the milliseconds from the call to its answer under `ms:<text>`.
+ * In PGlite's thread statements run one at a time, so that is the database's time for it; with
+ * `pg` it is the round trip on one connection (the server's time plus the socket's).
+ */
+const timed = (/** @type {unknown} */ sql, /** @type {unknown} */ result) => {
+  count(sql);
+  if (!(result instanceof Promise)) return result;
+  const started = performance.now();
+  const key = `ms:${keyOf(sql)}`;
+  const add = () => counts.set(key, (counts.get(key) ?? 0) + (performance.now() - started));
+  result.then(add, add);
+  return result;
 };
 
 if (file !== undefined) {
@@ -28,8 +47,7 @@ if (file !== undefined) {
       .then(({ default: pg }) => {
         const query = pg.Client.prototype.query;
         /** @type {any} */ (pg.Client.prototype).query = function (/** @type {any[]} */ ...args) {
-          count(args[0]);
-          return /** @type {any} */ (query).apply(this, args);
+          return timed(args[0], /** @type {any} */ (query).apply(this, args));
         };
       })
       .catch(() => undefined);
@@ -41,8 +59,7 @@ if (file !== undefined) {
       for (const name of ['query', 'exec']) {
         const original = proto[name];
         proto[name] = function (/** @type {unknown[]} */ ...args) {
-          count(args[0]);
-          return original.apply(this, args);
+          return timed(args[0], original.apply(this, args));
         };
       }
       const transaction = proto.transaction;
@@ -52,8 +69,8 @@ if (file !== undefined) {
         return transaction.call(this, (/** @type {any} */ tx) =>
           fn({
             ...tx,
-            query: (/** @type {unknown[]} */ ...a) => (count(a[0]), tx.query(...a)),
-            exec: (/** @type {unknown[]} */ ...a) => (count(a[0]), tx.exec(...a)),
+            query: (/** @type {unknown[]} */ ...a) => timed(a[0], tx.query(...a)),
+            exec: (/** @type {unknown[]} */ ...a) => timed(a[0], tx.exec(...a)),
             rollback: () => tx.rollback(),
             get closed() {
               return tx.closed;
