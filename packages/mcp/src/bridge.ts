@@ -1,14 +1,14 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
-import { ExponentialBackoff, type IBackoff } from 'cockatiel';
 import { ToolError, type AnyTool, type ToolContext } from 'reins';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { resultOutput, resultText } from './call-result.js';
 import { ToolCatalog, type PendingApproval, type SkippedTool } from './catalog.js';
 import type { ToolEntry } from './import-tool.js';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { McpRoot } from './client-requests.js';
 import { isUnauthorized } from './http-auth.js';
 import { checkRoots } from './client-requests.js';
-import { LiveConnection, responseStreamWatch } from './live-connection.js';
+import { ConnectionKeeper, describeThrown as describe } from './connection-keeper.js';
+import { responseStreamWatch, type LiveConnection } from './live-connection.js';
 import {
   errorFromResult,
   errorFromThrown,
@@ -53,18 +53,7 @@ export interface McpStatus {
 export class McpBridge {
   readonly #o: ResolvedOptions;
   readonly #catalog: ToolCatalog;
-  readonly #closing = new AbortController();
-  #live: LiveConnection | undefined;
-  #connecting: Promise<LiveConnection> | undefined;
-  /** The connection attempt in flight (settles when it does; never rejects). */
-  #attempt: Promise<void> | undefined;
-  /** The last connection attempt was refused for want of authorization. */
-  #refused = false;
-  #lastError: string | undefined;
-  #latencyMs: number | undefined;
-  #restarts = 0;
-  #lossBackoff: IBackoff<unknown> | undefined;
-  #reconnectTimer: unknown;
+  readonly #keeper: ConnectionKeeper;
   #roots: readonly McpRoot[];
   /** The tool call whose async context a server→client request arrives in (HTTP, 2026 input_required). */
   readonly #callContext = new AsyncLocalStorage<ToolContext>();
@@ -87,6 +76,11 @@ export class McpBridge {
       (entry, input, ctx) => this.#call(entry, input, ctx),
       options.pinned,
     );
+    this.#keeper = new ConnectionKeeper(options, {
+      applyListing: (tools) => void this.#catalog.applyListing(tools),
+      roots: () => this.#roots,
+      currentCall: () => this.#currentCall(),
+    });
   }
 
   get name(): string {
@@ -99,17 +93,17 @@ export class McpBridge {
   }
 
   status(): McpStatus {
-    const live = this.#live;
+    const live = this.#keeper.live;
     return {
       server: this.#o.name,
-      status: live !== undefined ? 'up' : this.#connecting !== undefined ? 'connecting' : 'down',
-      latencyMs: live?.latencyMs ?? this.#latencyMs,
+      status: live !== undefined ? 'up' : this.#keeper.isConnecting ? 'connecting' : 'down',
+      latencyMs: this.#keeper.latencyMs,
       tools: this.#catalog.callableCount,
       pendingApprovals: this.#catalog.pending().length,
-      lastError: this.#lastError,
+      lastError: this.#keeper.lastError,
       protocolVersion: live?.protocolVersion,
       pid: live?.pid,
-      restarts: this.#restarts,
+      restarts: this.#keeper.restarts,
     };
   }
 
@@ -118,14 +112,14 @@ export class McpBridge {
    * also refreshes the catalog). Never throws.
    */
   async probe(): Promise<McpStatus> {
-    const live = this.#live;
+    const live = this.#keeper.live;
     try {
-      if (live === undefined) await this.#ensureConnecting();
+      if (live === undefined) await this.#keeper.ensureConnecting();
       else this.#catalog.applyListing(await live.list(this.#o.connectTimeoutMs));
     } catch (thrown) {
-      this.#lastError = describe(thrown);
+      this.#keeper.lastError = describe(thrown);
       if (live !== undefined && isTransportFailure(thrown))
-        await live.end(`probe failed: ${this.#lastError}`);
+        await live.end(`probe failed: ${this.#keeper.lastError}`);
     }
     return this.status();
   }
@@ -156,18 +150,12 @@ export class McpBridge {
     if (this.#o.clientRequests.roots === undefined)
       throw new TypeError('connectMcp was called without `roots`');
     this.#roots = checkRoots(roots);
-    await this.#live?.client.sendRootsListChanged().catch(() => undefined);
+    await this.#keeper.live?.client.sendRootsListChanged().catch(() => undefined);
   }
 
   /** Disconnects for good; stdio servers are stopped (SIGTERM, then SIGKILL). */
-  async close(): Promise<void> {
-    this.#closing.abort();
-    if (this.#reconnectTimer !== undefined) this.#o.deps.clearTimer(this.#reconnectTimer);
-    const connecting = this.#connecting;
-    const live = this.#live;
-    this.#live = undefined;
-    await live?.end('closed');
-    await connecting?.then((c) => c.end('closed')).catch(() => undefined);
+  close(): Promise<void> {
+    return this.#keeper.close();
   }
 
   async #call(entry: ToolEntry, input: unknown, ctx: ToolContext): Promise<unknown> {
@@ -177,7 +165,7 @@ export class McpBridge {
       return await this.#callAuthorized(entry, input, ctx, deadline);
     } catch (thrown) {
       const retryable = entry.readOnly && isTransportFailure(thrown) && !ctx.signal.aborted;
-      if (!retryable || this.#o.deps.now() >= deadline || this.#closing.signal.aborted) throw thrown;
+      if (!retryable || this.#o.deps.now() >= deadline || this.#keeper.closing.aborted) throw thrown;
       return this.#callAuthorized(entry, input, ctx, deadline);
     }
   }
@@ -194,7 +182,7 @@ export class McpBridge {
       return await this.#callOnce(entry, input, ctx, deadline);
     } catch (thrown) {
       if (!isUnauthorized(thrown)) throw thrown;
-      const live = this.#live;
+      const live = this.#keeper.live;
       if (live === undefined || !(await live.reauthorize().catch(() => false))) {
         throw errorFromThrown(thrown, site, undefined);
       }
@@ -225,7 +213,7 @@ export class McpBridge {
     }, remaining);
     let live: LiveConnection | undefined;
     try {
-      const connection = await this.#ready(stop.signal);
+      const connection = await this.#keeper.ready(stop.signal);
       live = connection;
       this.#catalog.assertCallable(entry); // the reconnect may have brought a new listing
       const onBroken = (_error: unknown, resumable: boolean): void => {
@@ -263,7 +251,7 @@ export class McpBridge {
           ),
         ),
       )) as CallToolResult;
-      this.#lossBackoff = undefined; // the server works: the next loss starts the backoff afresh
+      this.#keeper.worked(); // the next loss starts the backoff afresh
       if (result.isError === true) throw errorFromResult(resultText(result), result.structuredContent, site);
       return resultOutput(result);
     } catch (thrown) {
@@ -272,7 +260,7 @@ export class McpBridge {
       if (streamBroken && cause === undefined) throw serverGone(site, 'the response stream broke mid-call');
       const error = errorFromThrown(thrown, site, cause);
       if (live !== undefined && cause === undefined && isTransportFailure(thrown)) {
-        const why = live.lost ? this.#lastError : describe(thrown);
+        const why = live.lost ? this.#keeper.lastError : describe(thrown);
         if (!live.lost) void live.end(`transport failure: ${why}`);
         throw serverGone(site, why ?? 'the connection was lost');
       }
@@ -285,171 +273,10 @@ export class McpBridge {
     }
   }
 
-  /**
-   * The live connection. Without one, a call waits for at most one connection attempt (the one
-   * in flight, or a new one when nothing is reconnecting) — never through a backoff pause: a
-   * server known to be down fails the call at once with `SERVICE_UNAVAILABLE`, so the tool's
-   * breaker and fallback act while the reconnect goes on in the background. (The read-only
-   * retry after a connection lost mid-call waits for the immediate reconnect attempt.)
-   */
-  #ready(signal: AbortSignal): Promise<LiveConnection> {
-    if (this.#closing.signal.aborted) {
-      return Promise.reject(new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: the bridge is closed`));
-    }
-    if (this.#live !== undefined) return Promise.resolve(this.#live);
-    if (this.#attempt === undefined && this.#connecting === undefined && this.#reconnectTimer === undefined) {
-      void this.#ensureConnecting().catch(() => {}); // starts an attempt at once
-    }
-    const attempt = this.#attempt;
-    if (attempt === undefined) return Promise.reject(this.#down()); // pausing between attempts
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason);
-      if (signal.aborted) onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      void attempt
-        .then(() => (this.#live !== undefined ? resolve(this.#live) : reject(this.#down())))
-        .finally(() => signal.removeEventListener('abort', onAbort));
-    });
-  }
-
-  /** A call refused because the server is down; not a transport failure (no retry waits for the reconnect). */
-  #down(): ToolError {
-    const why = this.#lastError ?? 'not connected';
-    if (this.#refused) return this.#cannotConnect(why);
-    return new ToolError(
-      'SERVICE_UNAVAILABLE',
-      `${this.#o.name}: the server is down (reconnecting): ${why}`,
-      {
-        server: this.#o.name,
-        down: true,
-      },
-    );
-  }
-
-  #ensureConnecting(): Promise<LiveConnection> {
-    this.#connecting ??= this.#connectWithBackoff().finally(() => {
-      this.#connecting = undefined;
-    });
-    return this.#connecting;
-  }
-
-  /** One reconnect episode: up to `maxAttempts` attempts, exponential backoff between them. */
-  async #connectWithBackoff(): Promise<LiveConnection> {
-    const { initialDelayMs, maxDelayMs, maxAttempts } = this.#o.reconnect;
-    let backoff: IBackoff<unknown> = new ExponentialBackoff({
-      initialDelay: initialDelayMs,
-      maxDelay: maxDelayMs,
-    }).next();
-    for (let attempt = 1; ; attempt++) {
-      if (this.#closing.signal.aborted) throw this.#cannotConnect('the bridge is closed');
-      let settled!: () => void;
-      this.#attempt = new Promise<void>((resolve) => (settled = resolve));
-      let live: LiveConnection;
-      try {
-        live = await LiveConnection.open(this.#o, {
-          onTools: (tools) => {
-            if (this.#live !== undefined) this.#catalog.applyListing(tools);
-          },
-          onLost: (connection, why) => this.#onLost(connection, why),
-          roots: () => this.#roots,
-          currentCall: () => this.#currentCall(),
-        });
-      } catch (thrown) {
-        this.#lastError = describe(thrown);
-        // Refused credentials are not an outage: no backoff loop, and calls see PERMISSION_DENIED.
-        this.#refused = isUnauthorized(thrown);
-        this.#attempt = undefined;
-        settled(); // after `lastError`: a call waiting for this attempt reports why it failed
-        if (attempt >= maxAttempts || this.#refused) throw this.#cannotConnect(this.#lastError);
-        await this.#pause(backoff.duration);
-        backoff = backoff.next(undefined);
-        continue;
-      }
-      this.#attempt = undefined;
-      if (this.#closing.signal.aborted) {
-        settled();
-        await live.end('closed');
-        throw this.#cannotConnect('the bridge is closed');
-      }
-      this.#catalog.applyListing(live.tools);
-      this.#live = live;
-      this.#refused = false;
-      settled();
-      return live;
-    }
-  }
-
-  #cannotConnect(why: string): ToolError {
-    if (this.#refused) {
-      return new ToolError(
-        'PERMISSION_DENIED',
-        `${this.#o.name}: the server refused our credentials: ${why}`,
-        {
-          server: this.#o.name,
-        },
-      );
-    }
-    return new ToolError('SERVICE_UNAVAILABLE', `${this.#o.name}: cannot connect: ${why}`, {
-      server: this.#o.name,
-      transport: true,
-    });
-  }
-
-  /** Waits `ms`, or less when the bridge is closed. */
-  #pause(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const closing = this.#closing.signal;
-      const timer = this.#o.deps.setTimer(done, ms);
-      function done(): void {
-        closing.removeEventListener('abort', done);
-        resolve();
-      }
-      closing.addEventListener(
-        'abort',
-        () => {
-          this.#o.deps.clearTimer(timer);
-          done();
-        },
-        { once: true },
-      );
-    });
-  }
-
   #currentCall(): ToolContext | undefined {
     const here = this.#callContext.getStore();
     if (here !== undefined) return here;
     if (this.#inFlight.size !== 1) return undefined;
     return this.#inFlight.values().next().value;
   }
-
-  #onLost(connection: LiveConnection, why: string): void {
-    if (this.#live !== connection) return;
-    this.#live = undefined;
-    this.#latencyMs = connection.latencyMs;
-    this.#lastError = why;
-    this.#restarts++;
-    if (this.#closing.signal.aborted) return;
-    // A server that dies again and again is restarted less and less often.
-    this.#lossBackoff =
-      this.#lossBackoff?.next(undefined) ??
-      new ExponentialBackoff({
-        initialDelay: this.#o.reconnect.initialDelayMs,
-        maxDelay: this.#o.reconnect.maxDelayMs,
-      }).next();
-    // The first loss reconnects at once: a call made meanwhile waits for that attempt.
-    if (this.#restarts === 1) {
-      void this.#ensureConnecting().catch(() => {});
-      return;
-    }
-    const delay = this.#lossBackoff.duration;
-    this.#reconnectTimer = this.#o.deps.setTimer(() => {
-      this.#reconnectTimer = undefined;
-      if (this.#live === undefined && !this.#closing.signal.aborted)
-        void this.#ensureConnecting().catch(() => {});
-    }, delay);
-  }
-}
-
-function describe(thrown: unknown): string {
-  return untrustedText(thrown instanceof Error ? thrown.message : String(thrown), 300);
 }
