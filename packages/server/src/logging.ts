@@ -21,9 +21,18 @@ export const REDACT_PATHS: readonly string[] = [
 
 const SECRET_HEADERS = new Set(['authorization', 'cookie', 'set-cookie', 'x-api-key', 'proxy-authorization']);
 
-/** The default logger: JSON lines on stdout, secrets redacted. */
+/**
+ * The default logger: JSON lines on stdout, secrets redacted. Written asynchronously: a line
+ * goes out at once when stdout is idle, and lines made while a write is in flight go together
+ * in the next (one write per burst instead of one blocking write per line: at 100 runs/s that
+ * is ~1,400 lines/s). Pino flushes what is left when the process exits; a `kill -9` can lose
+ * the lines of the last write in flight.
+ */
 export function defaultLogger(): Logger {
-  return pino({ name: 'reins-server', redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' } });
+  return pino(
+    { name: 'reins-server', redact: { paths: [...REDACT_PATHS], censor: '[REDACTED]' } },
+    pino.destination({ dest: 1, sync: false }),
+  );
 }
 
 /** Request headers safe to log: secret ones replaced, the rest as sent. */
