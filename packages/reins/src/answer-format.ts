@@ -1,6 +1,7 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import { parseStructured } from './decision/parse-structured.js';
 import type { Observation } from './observation.js';
+import { inputJsonSchema } from './util/zod-duck.js';
 
 /** What the code knows when it stamps an answer: every observation of the run, in order. */
 export interface AnswerEvidence {
@@ -78,10 +79,7 @@ const prompts = new WeakMap<AnswerFormat, string>();
 export function answerFormatPrompt(format: AnswerFormat): string {
   let text = prompts.get(format);
   if (text === undefined) {
-    const { $schema: _dialect, ...schema } = z.toJSONSchema(format.schema, { io: 'input' }) as Record<
-      string,
-      unknown
-    >;
+    const schema = inputJsonSchema(format.schema, 'answer format');
     text = [
       'Your final answer is a JSON object, not a string: {"thought": "<why>", "final": {…}}.',
       `The "final" object must match this JSON Schema: ${JSON.stringify(schema)}`,

@@ -1,8 +1,9 @@
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ErrorCode } from './errors.js';
 import { checkPolicy } from './policies/tool-policies.js';
 import { MAX_TIMER_MS } from './limits.js';
 import type { Principal } from './principal.js';
+import { isZodObject } from './util/zod-duck.js';
 
 /**
  * Everything a tool may trust. Written by the runtime, never by the model.
@@ -143,6 +144,6 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: Tool<
   if (tool.fallback !== undefined && tool.fallback.tool === tool.name) {
     throw new TypeError(`tool ${tool.name}: a tool cannot be its own fallback`);
   }
-  const input = tool.input instanceof z.ZodObject ? (tool.input.strict() as unknown as I) : tool.input;
+  const input = isZodObject(tool.input) ? (tool.input.strict() as unknown as I) : tool.input;
   return Object.freeze({ ...tool, input });
 }

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import {
   parseStructured,
   type ParseLimits,
@@ -139,16 +138,6 @@ function isNonBlank(value: unknown): value is string {
 function fail(message: string): Validation<never> {
   return { ok: false, message };
 }
-
-/** The same rules as a zod schema, for callers composing schemas (one source: `validateDecision`). */
-export const decisionSchema: z.ZodType<Decision> = z
-  .record(z.string(), z.unknown())
-  .transform((value, ctx) => {
-    const checked = validateDecision(value);
-    if (checked.ok) return checked.value;
-    ctx.addIssue({ code: 'custom', message: checked.message });
-    return z.NEVER;
-  });
 
 export type DecisionParse = StructuredParse<Decision>;
 

@@ -1,12 +1,12 @@
 export {
   parseDecision,
-  decisionSchema,
   validateDecision,
   decisionFromToolCalls,
   type ActionCall,
   type Decision,
   type DecisionParse,
 } from './decision.js';
+export { decisionSchema } from './decision-schema.js';
 export {
   parseStructured,
   DEFAULT_PARSE_LIMITS,

@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import type { ToolSpec } from '../model.js';
 import { needsApproval, type AnyTool } from '../tool.js';
+import { inputJsonSchema } from '../util/zod-duck.js';
 
 const specCache = new WeakMap<AnyTool, ToolSpec>();
 
@@ -8,10 +8,7 @@ const specCache = new WeakMap<AnyTool, ToolSpec>();
 export function toolSpec(tool: AnyTool): ToolSpec {
   let spec = specCache.get(tool);
   if (spec === undefined) {
-    const { $schema: _dialect, ...inputSchema } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<
-      string,
-      unknown
-    >;
+    const inputSchema = inputJsonSchema(tool.input, `tool ${tool.name}`);
     spec = Object.freeze({ name: tool.name, description: tool.description, inputSchema });
     specCache.set(tool, spec);
   }

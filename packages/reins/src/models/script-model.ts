@@ -1,6 +1,6 @@
-import { z } from 'zod';
 import { ERROR_CODES, type ErrorCode } from '../errors.js';
 import { estimateTokens, type Model, type ModelRequest, type ModelResult, type Usage } from '../model.js';
+import { checkScriptReply } from './script-reply.js';
 
 /**
  * One scripted reply. A string is the raw reply text; `{text, delayMs}` adds latency;
@@ -30,39 +30,6 @@ export interface ScriptToolCall {
   readonly arguments: string | Readonly<Record<string, unknown>>;
 }
 
-// Built on first use, not at `import('reins')` (building zod schemas is most of a module's load).
-let builtReplySchema: ReturnType<typeof buildReplySchema> | undefined;
-const replySchema = (): ReturnType<typeof buildReplySchema> => (builtReplySchema ??= buildReplySchema());
-
-function buildReplySchema() {
-  const toolCallSchema = z.strictObject({
-    id: z.string().optional(),
-    name: z.string(),
-    arguments: z.union([z.string(), z.record(z.string(), z.unknown())]),
-  });
-
-  return z.union([
-    z.string(),
-    z.strictObject({
-      text: z.string(),
-      delayMs: z.number().int().nonnegative().optional(),
-      usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
-      toolCalls: z.array(toolCallSchema).optional(),
-    }),
-    z.strictObject({
-      toolCalls: z.array(toolCallSchema),
-      text: z.string().optional(),
-      delayMs: z.number().int().nonnegative().optional(),
-      usage: z.strictObject({ inputTokens: z.number(), outputTokens: z.number() }).optional(),
-    }),
-    z.strictObject({
-      error: z.string().min(1),
-      delayMs: z.number().int().nonnegative().optional(),
-      message: z.string().optional(),
-    }),
-  ]);
-}
-
 /** Parses a JSONL script (blank lines and lines starting with `//` are skipped). Throws with the line number. */
 export function parseScript(jsonl: string): ScriptReply[] {
   const replies: ScriptReply[] = [];
@@ -77,13 +44,13 @@ export function parseScript(jsonl: string): ScriptReply[] {
         cause: thrown,
       });
     }
-    const reply = replySchema().safeParse(value);
-    if (!reply.success) {
+    const reply = checkScriptReply(value);
+    if (!reply.ok) {
       throw new TypeError(
-        `script line ${i + 1}: expected a string, {"text", "delayMs"}, {"toolCalls"} or {"error"}: ${reply.error.issues[0]?.message ?? ''}`,
+        `script line ${i + 1}: expected a string, {"text", "delayMs"}, {"toolCalls"} or {"error"}: ${reply.message}`,
       );
     }
-    replies.push(reply.data);
+    replies.push(reply.value);
   });
   return replies;
 }
@@ -106,7 +73,11 @@ export class ScriptModel implements Model {
   #next = 0;
 
   constructor(replies: readonly ScriptReply[], options: { name?: string } = {}) {
-    this.#replies = replies.map((reply) => replySchema().parse(reply));
+    this.#replies = replies.map((reply, i) => {
+      const checked = checkScriptReply(reply);
+      if (!checked.ok) throw new TypeError(`script reply ${i + 1}: ${checked.message}`);
+      return checked.value;
+    });
     this.name = options.name ?? 'script';
   }
 

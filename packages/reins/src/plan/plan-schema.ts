@@ -1,10 +1,10 @@
-import { z } from 'zod';
 import { parseStructured, type StructuredParse, type Validation } from '../decision/parse-structured.js';
 import {
   missingInfoQuestion,
   validateReasoning,
   type StructuredReasoning,
 } from '../decision/structured-reasoning.js';
+import { checkPlannerShape } from './planner-shape.js';
 
 /**
  * One step of a plan: call registered action `action` with `input` after the steps named in
@@ -79,43 +79,18 @@ export type PlannerReply =
       readonly reasoning?: StructuredReasoning | undefined;
     };
 
-const STEP_ID = /^[A-Za-z][\w-]{0,31}$/;
-
-// Built on first use, not at `import('reins')` (building zod schemas is most of a module's load).
-const plannerSchema = (): ReturnType<typeof buildPlannerSchema> =>
-  (builtPlannerSchema ??= buildPlannerSchema());
-let builtPlannerSchema: ReturnType<typeof buildPlannerSchema> | undefined;
-
-function buildPlannerSchema() {
-  const stepSchema = z.strictObject({
-    id: z.string().regex(STEP_ID, 'a step id is a letter then letters, digits, _ or - (≤ 32)'),
-    action: z.string().trim().min(1).max(64),
-    input: z.record(z.string(), z.unknown()).default({}),
-    dependsOn: z.array(z.string()).max(50).default([]),
-  });
-  return z.strictObject({
-    thought: z.string().optional(),
-    reasoning: z.unknown().optional(),
-    steps: z.array(stepSchema).min(1).max(100).optional(),
-    ask: z.string().trim().min(1).optional(),
-  });
-}
-
 /**
  * The planner's reply format, strict: `{thought?, reasoning?, steps}` or `{thought?, reasoning?,
  * ask}`. Structured reasoning with non-empty `missing_info` is a question whatever else the
  * reply holds (missing information is asked for, never guessed).
  */
 export function validatePlannerReply(value: Readonly<Record<string, unknown>>): Validation<PlannerReply> {
-  const parsed = plannerSchema().safeParse(value);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'}: ${i.message}`);
-    return { ok: false, message: issues.join('; ') };
-  }
-  const { thought = '', steps, ask } = parsed.data;
+  const parsed = checkPlannerShape(value);
+  if (!parsed.ok) return parsed;
+  const { thought = '', steps, ask } = parsed.value;
   let reasoning: StructuredReasoning | undefined;
-  if (parsed.data.reasoning !== undefined) {
-    const checked = validateReasoning(parsed.data.reasoning);
+  if (parsed.value.reasoning !== undefined) {
+    const checked = validateReasoning(parsed.value.reasoning);
     if (!checked.ok) return checked;
     reasoning = checked.value;
     if (reasoning.missing_info.length > 0) {

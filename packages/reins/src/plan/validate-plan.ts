@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { AnyTool } from '../tool.js';
 import { toolSpec } from '../loop/tool-catalog.js';
 import { checkAgainst } from '../loop/validate-io.js';
@@ -7,6 +6,7 @@ import { findRefs, valueAt } from './resolve-refs.js';
 import type { TaskState } from './task-state.js';
 import { topologicalOrder } from './find-cycle.js';
 import type { DomainValidator } from './domain-validators.js';
+import { isZodObject } from '../util/zod-duck.js';
 
 export interface PlanValidationContext {
   readonly registry: ReadonlyMap<string, AnyTool>;
@@ -223,7 +223,7 @@ function checkRefs(
 /** The first path segment an object output schema does not declare (only plain objects are judged). */
 function missingOutputField(tool: AnyTool | undefined, path: readonly string[]): string | undefined {
   const first = path[0];
-  if (tool === undefined || first === undefined || !(tool.output instanceof z.ZodObject)) return undefined;
+  if (tool === undefined || first === undefined || !isZodObject(tool.output)) return undefined;
   return Object.hasOwn(tool.output.shape, first) ? undefined : first;
 }
 
