@@ -122,7 +122,7 @@ describeEachBackend(
       expect(run.data?.reply).not.toContain('提前停止');
     });
 
-    it('with room to re-plan, or nothing left undone, kitchen-plan still succeeds', async () => {
+    it('nothing left undone: kitchen-plan at its smallest limit (maxSteps 2) still succeeds', async () => {
       const h = harness();
       const whole = await ask(h, 'kitchen-plan', '冰箱里有什么快过期了？', { limits: { maxSteps: 2 } });
       expect(whole.record.status, whole.reply).toBe('success');
