@@ -64,16 +64,16 @@ describeEachBackend(
       const h = harness();
       const blames = ['could not read', '读不到', 'None of your recipes fits', '对不上'];
       const questions = [
-        ['What can I cook tonight?', '蒜蓉西兰花'],
-        ['冰箱里有什么快过期了？顺便告诉我100克鸡蛋的热量', '134.5'],
+        ['What can I cook tonight?', '蒜蓉西兰花', 'step limit'],
+        ['冰箱里有什么快过期了？顺便告诉我100克鸡蛋的热量', '134.5', '步数上限'],
       ] as const;
-      for (const [query, fact] of questions) {
-        // One step: no tools at all. The run stops at its limit and says so.
+      for (const [query, fact, limit] of questions) {
+        // One step: no tools at all. The run stops at its limit and says so, in the question's language.
         const one = await ask(h, query, 'kitchen', { maxSteps: 1 });
         const why = `maxSteps 1 "${query}": ${one.reply}`;
         expect(one.record.status, why).toBe('stopped');
         expect(one.record.stop_reason, why).toBe('max_steps');
-        expect(one.reply, why).toContain('step limit');
+        expect(one.reply, why).toContain(limit);
         for (const blame of blames) expect(one.reply, why).not.toContain(blame);
         // Two steps: every read is in the first round, so the answer is whole.
         const two = await ask(h, query, 'kitchen', { maxSteps: 2 });

@@ -45,6 +45,8 @@ export interface EarlierTurn {
   readonly query: string;
   readonly answer?: string;
   readonly status: string;
+  /** The structured answer's data (`{reply, cards, memories}`) the server kept with the turn. */
+  readonly answerData?: unknown;
 }
 
 /** The turns of the current conversation from the server; none (and the id forgotten) when it is gone. */

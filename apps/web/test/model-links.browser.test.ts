@@ -132,11 +132,14 @@ describe('links written by a model (issue 16.8)', () => {
     await page.waitForURL(`${h.url}/fridge`);
     await page.getByTestId('fridge-list').waitFor();
 
-    // Back on the assistant, the conversation's earlier turns keep the rule.
+    // Back on the assistant, the conversation's earlier turns keep the rule: the answer as it
+    // showed live (Markdown, a foreign link as its host) and its cards, from the kept data.
     await page.locator('nav a[href="/assistant"]').click();
-    await page.getByTestId('earlier-turns').waitFor(POLL);
-    // (shown as plain text, not Markdown: the address inside the brackets is its host)
-    expect(await page.getByTestId('earlier-turns').textContent()).toContain('[payload](evil.example)');
+    const earlier = page.getByTestId('earlier-turns');
+    await earlier.waitFor(POLL);
+    expect(await earlier.textContent()).toContain('payload (evil.example)');
+    expect(await earlier.getByTestId('card-recipe').textContent()).toContain('做法见 evil.example');
+    expect(await earlier.locator('a').allTextContents()).toEqual(['冰箱', '菜谱']);
     await expectNoData(page);
     expect(requests).toEqual([]);
   });

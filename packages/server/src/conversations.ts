@@ -13,6 +13,11 @@ export interface ConversationsOptions extends HistoryBudget {
   readonly store: ConversationStore;
   /** A conversation is forgotten this long after its last turn; default 30 days. */
   readonly ttlMs?: number;
+  /**
+   * A turn keeps its structured answer's data (the cards a client showed live) up to this many
+   * UTF-8 bytes of JSON; a larger one is not kept (the answer text still is). Default 16 384.
+   */
+  readonly maxAnswerDataBytes?: number;
 }
 
 /** What a turn was about (seed 001 §2.3 task state), written by the app from a run's record. */
@@ -20,6 +25,8 @@ export type TurnAbout = (record: RunRecord) => { readonly [key: string]: JsonVal
 
 const ID = /^[A-Za-z0-9_-]{1,100}$/;
 export const DEFAULT_CONVERSATION_TTL_MS = 30 * 86_400_000;
+export const DEFAULT_MAX_ANSWER_DATA_BYTES = 16_384;
+const UTF8 = new TextEncoder();
 
 /**
  * Conversations on the server: a run names one (or gets a new one), sees its earlier turns
@@ -69,6 +76,7 @@ export class Conversations {
   ): Promise<void> {
     try {
       const aboutTurn = about?.(record);
+      const answerData = this.#answerData(record);
       await this.store.addTurn(
         conversationId,
         ownerId,
@@ -77,12 +85,23 @@ export class Conversations {
           status: record.status,
           answer: record.final_answer,
           ...(aboutTurn === undefined ? {} : { about: aboutTurn }),
+          ...(answerData === undefined ? {} : { answerData }),
         },
         this.#ttl,
       );
     } catch (error) {
       this.logger.warn({ conversationId, runId: turn.runId, err: error }, 'conversation turn not stored');
     }
+  }
+
+  /** The structured answer's data as JSON, when there is some and it is within the bound. */
+  #answerData(record: RunRecord): JsonValue | undefined {
+    if (record.format !== 'structured' || record.answer_data === undefined) return undefined;
+    const json = JSON.stringify(record.answer_data) as string | undefined;
+    if (json === undefined) return undefined;
+    const max = this.options.maxAnswerDataBytes ?? DEFAULT_MAX_ANSWER_DATA_BYTES;
+    if (json.length > max || UTF8.encode(json).byteLength > max) return undefined;
+    return JSON.parse(json) as JsonValue;
   }
 
   get #ttl(): number {

@@ -72,6 +72,7 @@ export { StoredRun } from './stored-run.js';
 export {
   Conversations,
   DEFAULT_CONVERSATION_TTL_MS,
+  DEFAULT_MAX_ANSWER_DATA_BYTES,
   type ConversationsOptions,
   type TurnAbout,
 } from './conversations.js';

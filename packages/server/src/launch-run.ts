@@ -66,6 +66,7 @@ export function launchRun(
     ...(instructions.length === 0 ? {} : { instructions: instructions.join('\n\n') }),
     ...(definition.clarify === undefined ? {} : { clarify: definition.clarify }),
     ...(definition.answer === undefined ? {} : { answer: definition.answer }),
+    ...(definition.stopNotice === undefined ? {} : { stopNotice: definition.stopNotice }),
     ...(request.conversationId === undefined ? {} : { conversationId: request.conversationId }),
     agent: request.agent,
     principal: request.principal,

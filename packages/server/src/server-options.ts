@@ -13,6 +13,7 @@ import type {
   RunAgentOptions,
   RunDeps,
   RunLimits,
+  StopNoticeWriter,
 } from 'reins';
 import type { LimitStore } from './limit-store.js';
 import type { AllowedHosts } from './host-check.js';
@@ -56,6 +57,8 @@ export interface AgentDefinition {
    * its record — by code, from checked results; shown to the conversation's next turns.
    */
   readonly turnAbout?: TurnAbout;
+  /** The app's words for a run's stop notice (e.g. in the question's language); default: the runtime's. */
+  readonly stopNotice?: StopNoticeWriter;
 }
 
 /** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */

@@ -1,5 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import {
+  defineAnswer,
   memoryConversationStore,
   memoryRunStore,
   type ChatMessage,
@@ -192,6 +194,45 @@ describe('conversations: a follow-up sees the earlier turns', () => {
     expect(last).toContain('"user":"question 4"');
     expect(last).not.toContain('"user":"question 1"');
   });
+  it('a turn keeps its structured answer’s data (cards) for clients, within a bound, never for the model', async () => {
+    const card = { type: 'recipe', name: '番茄炒蛋', missing: ['葱'] };
+    const answer = defineAnswer({
+      schema: z.object({ reply: z.string(), cards: z.array(z.record(z.string(), z.unknown())) }),
+      text: (data) => data.reply,
+    });
+    const reply = (text: string) => JSON.stringify({ thought: 't', final: { reply: text, cards: [card] } });
+    const { model, systems } = recordingModel([
+      reply('今晚做番茄炒蛋'),
+      reply('明天也行'),
+      reply('x'.repeat(200)),
+    ]);
+    running = await start({
+      agents: { chef: { model, tools: [], answer } },
+      conversations: { store: memoryConversationStore(), maxAnswerDataBytes: 200 },
+    });
+    const ask = async (input: string, conversationId?: string) => {
+      const run = await postJson(
+        `${running?.url}/v1/runs`,
+        { agent: 'chef', input, conversationId },
+        as('alice'),
+      );
+      return (run.body.events as RunEvent[])[0] as Extract<RunEvent, { type: 'start' }>;
+    };
+    const { conversationId } = await ask('今天晚饭吃什么？');
+    await ask('那明天呢？', conversationId);
+    await ask('long', conversationId);
+    const one = (await (
+      await fetch(`${running.url}/v1/conversations/${conversationId}`, { headers: as('alice') })
+    ).json()) as { turns: { answer: string; answerData?: unknown }[] };
+    expect(one.turns.map((t) => t.answer)).toEqual(['今晚做番茄炒蛋', '明天也行', 'x'.repeat(200)]);
+    expect(one.turns[0]?.answerData).toEqual({ reply: '今晚做番茄炒蛋', cards: [card] });
+    expect(one.turns[1]?.answerData).toEqual({ reply: '明天也行', cards: [card] });
+    expect(one.turns[2]).not.toHaveProperty('answerData'); // over 200 bytes of JSON: the text only
+    // The next run is shown the earlier answers' text, not their cards.
+    expect(systems[1]).toContain('今晚做番茄炒蛋');
+    expect(systems[1]).not.toContain('"missing"');
+  });
+
   it('DELETE while a turn is still running cancels it and leaves nothing behind: no conversation comes back, no write to the deleted run', async () => {
     const store = memoryRunStore();
     const stuck: Model = { name: 'stuck', call: () => new Promise(() => undefined) };

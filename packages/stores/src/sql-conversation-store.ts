@@ -26,6 +26,7 @@ function conversation(row: Row): Conversation {
 
 function turn(row: Row): ConversationTurn {
   const { answer, about } = row;
+  const answerData = row['answer_data'];
   return {
     runId: String(row['run_id']),
     query: String(row['query']),
@@ -34,6 +35,7 @@ function turn(row: Row): ConversationTurn {
     ...(about === null || about === undefined
       ? {}
       : { about: about as { readonly [key: string]: JsonValue } }),
+    ...(answerData === null || answerData === undefined ? {} : { answerData: answerData as JsonValue }),
     at: Number(row['at']),
   };
 }
@@ -77,11 +79,11 @@ export async function sqlConversationStore(
            DELETE FROM ${turns} t USING conversation
            WHERE t.conversation_id = conversation.conversation_id AND t.generation < conversation.generation
          )
-         INSERT INTO ${turns} (conversation_id, generation, run_id, query, answer, status, about, at)
-         SELECT conversation_id, generation, $6, $7, $8, $9, $10::jsonb, $11 FROM conversation
+         INSERT INTO ${turns} (conversation_id, generation, run_id, query, answer, status, about, answer_data, at)
+         SELECT conversation_id, generation, $6, $7, $8, $9, $10::jsonb, $12::jsonb, $11 FROM conversation
          ON CONFLICT (conversation_id, generation, run_id) DO UPDATE SET
            query = EXCLUDED.query, answer = EXCLUDED.answer, status = EXCLUDED.status,
-           about = EXCLUDED.about, at = EXCLUDED.at
+           about = EXCLUDED.about, answer_data = EXCLUDED.answer_data, at = EXCLUDED.at
          RETURNING run_id`,
         [
           conversationId,
@@ -95,6 +97,7 @@ export async function sqlConversationStore(
           added.status,
           added.about === undefined ? null : JSON.stringify(added.about),
           added.at,
+          added.answerData === undefined ? null : JSON.stringify(added.answerData),
         ],
       );
       return rows.length > 0;
@@ -108,7 +111,7 @@ export async function sqlConversationStore(
       const head = rows[0];
       if (head === undefined) return undefined;
       const stored = await db.query(
-        `SELECT run_id, query, answer, status, about, at FROM ${turns}
+        `SELECT run_id, query, answer, status, about, answer_data, at FROM ${turns}
          WHERE conversation_id = $1 AND generation = $2 ORDER BY turn_order`,
         [conversationId, head['generation']],
       );

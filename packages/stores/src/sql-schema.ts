@@ -113,8 +113,12 @@ export async function ensureConversationTables(db: PgQueryable, names: SqlNames)
        answer text,
        status text NOT NULL,
        about jsonb,
+       answer_data jsonb,
        at double precision NOT NULL,
        PRIMARY KEY (conversation_id, generation, run_id)
      )`,
+    // Added in version 1 after its first release: an optional column, NULL on older rows (which
+    // older builds write without it), so the tables stay at version 1.
+    `ALTER TABLE ${turns} ADD COLUMN IF NOT EXISTS answer_data jsonb`,
   ]);
 }

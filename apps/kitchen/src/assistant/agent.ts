@@ -1,4 +1,4 @@
-import type { AnswerFormat, AnyTool, Model, RunLimits } from 'reins';
+import type { AnswerFormat, AnyTool, Model, RunLimits, StopNoticeWriter } from 'reins';
 import type { KitchenAnswer } from './cards.js';
 import { kitchenReads } from '../services/assistant-reads.js';
 import type { KitchenServices } from '../services/kitchen-services.js';
@@ -6,6 +6,7 @@ import { kitchenTools } from './kitchen-tools.js';
 import { kitchenAnswerFormat } from './kitchen-answer.js';
 import { kitchenTurnAbout } from './turn-about.js';
 import { memoryTools } from './memory-tools.js';
+import { kitchenStopNotice } from './stop-notice.js';
 import { nutritionTool, type NutritionLookup } from './nutrition-tool.js';
 
 export const KITCHEN_INSTRUCTIONS = [
@@ -54,6 +55,8 @@ export interface KitchenAgentDefinition {
   readonly answer: AnswerFormat<KitchenAnswer>;
   /** What a turn of a conversation was about (its cards' recipe, food, plan), for the next turns. */
   readonly turnAbout: typeof kitchenTurnAbout;
+  /** A stop (a step limit, the deadline …) said in the question's language: `kitchenStopNotice`. */
+  readonly stopNotice: StopNoticeWriter;
 }
 
 /**
@@ -84,5 +87,6 @@ export function kitchenAgent(
     instructions: KITCHEN_INSTRUCTIONS,
     answer: kitchenAnswerFormat,
     turnAbout: kitchenTurnAbout,
+    stopNotice: kitchenStopNotice,
   };
 }

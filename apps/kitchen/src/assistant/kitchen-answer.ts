@@ -9,6 +9,7 @@ import {
   type NutritionCard,
   type RecipeCard,
 } from './cards.js';
+import { isChinese } from './language.js';
 import { recalledMemories } from './memory-evidence.js';
 import { nutritionOutput } from './nutrition-tool.js';
 import { mealPlanOutput, recipeSearchOutput } from './schemas.js';
@@ -65,8 +66,6 @@ function collect(observations: readonly Observation[]): Evidence {
   }
   return { nutrition, recipes, planned, nutritionUnavailable };
 }
-
-const isChinese = (text: string): boolean => /[\u4e00-\u9fff]/.test(text);
 
 export const NUTRITION_UNAVAILABLE = {
   zh: '营养数据暂时不可用（营养数据服务没有应答），这里不提供营养数值。',

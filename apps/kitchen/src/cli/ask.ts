@@ -99,6 +99,7 @@ export async function askCommand(config: KitchenConfig, args: string[], io: CliI
       limits: agent.limits,
       instructions: agent.instructions,
       answer: agent.answer,
+      stopNotice: agent.stopNotice,
       principal: toReinsPrincipal(session.principal),
       agent: 'kitchen',
     });

@@ -4,6 +4,9 @@ import { cancelRun, startRun } from '../run-client.js';
 import { approvalForm } from '../approval.js';
 import { clarifyForm } from '../clarify.js';
 import { modelText } from '../model-text.js';
+import { renderCards } from '../cards.js';
+import { renderMarkdown } from '../markdown.js';
+import { renderUsedMemories } from '../memories.js';
 import { RunView } from '../run-view.js';
 import {
   currentConversation,
@@ -139,7 +142,11 @@ export function assistantPage(): HTMLElement {
   );
 }
 
-/** The conversation so far (after a reload or a language switch): each turn's question and answer, as text (the answer by the link rule). */
+/**
+ * The conversation so far (after a reload or a language switch): each turn's question and
+ * answer as it showed live: a structured answer's Markdown with its cards and memories, from
+ * the data the server kept with the turn; any other answer as text by the link rule.
+ */
 async function showEarlierTurns(log: HTMLElement): Promise<void> {
   const turns = await earlierTurns();
   if (turns.length === 0) return;
@@ -151,7 +158,18 @@ async function showEarlierTurns(log: HTMLElement): Promise<void> {
   for (const turn of turns) {
     earlier.append(h('div', { class: 'bubble user' }, turn.query));
     if (turn.answer !== undefined)
-      earlier.append(h('div', { class: 'bubble assistant' }, modelText(turn.answer, { links: true })));
+      earlier.append(
+        h(
+          'div',
+          { class: 'bubble assistant', 'data-testid': 'earlier-answer' },
+          // A structured answer (it kept its data) reads as it did live: Markdown; any other as text.
+          turn.answerData === undefined
+            ? modelText(turn.answer, { links: true })
+            : renderMarkdown(turn.answer),
+          renderUsedMemories(turn.answerData),
+          renderCards(turn.answerData),
+        ),
+      );
   }
   log.prepend(earlier);
 }

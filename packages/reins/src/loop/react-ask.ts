@@ -1,5 +1,6 @@
 import type { RunStatus, StopReason } from '../events.js';
 import { askUser } from '../plan/ask-user.js';
+import { writeStopNotice } from './stop-notice.js';
 import type { LoopContext } from './run-loop.js';
 
 /** How the loop ends its log from here (its own counters and usage). */
@@ -41,7 +42,9 @@ export async function askInLoop(
   }
   if (asked.kind === 'stop') {
     const demo = ctx.model.demo === true;
-    log.append({ type: 'message', text: asked.why, format: 'structured', intent: 'notice', demo });
+    const stop = { reason: 'unanswered' as const, limits, query: prompt.query, text: asked.why };
+    const text = writeStopNotice(ctx.stopNotice, stop);
+    log.append({ type: 'message', text, format: 'structured', intent: 'notice', demo });
     end.done('stopped', 'unanswered');
     return false;
   }

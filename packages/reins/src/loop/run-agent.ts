@@ -28,6 +28,7 @@ import {
   type PendingQuestion,
 } from '../plan/clarify.js';
 import { instructionsWithAnswer, type AnswerFormat } from '../answer-format.js';
+import type { StopNoticeWriter } from './stop-notice.js';
 
 export interface RunAgentOptions extends DurableRunOptions {
   readonly query: string;
@@ -66,6 +67,11 @@ export interface RunAgentOptions extends DurableRunOptions {
    * repair; the message carries `data`, or the raw text labeled `format: "raw"`.
    */
   readonly answer?: AnswerFormat<any>; // eslint-disable-line @typescript-eslint/no-explicit-any -- any T: the run only hands data back to the format's own functions
+  /**
+   * The app's words for a stop notice (a limit, a deadline, an unanswered question …), e.g. in
+   * the language of the question. Default: the runtime's English notice (`stop.text`).
+   */
+  readonly stopNotice?: StopNoticeWriter;
 }
 
 /** A started run: iterate it for live events (each iterator replays from `start`). */
@@ -174,6 +180,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       clarify: clarifications === undefined ? undefined : { clarifications, options: options.clarify ?? {} },
       parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
       answer: options.answer,
+      stopNotice: options.stopNotice,
       act,
     },
     cleanup,

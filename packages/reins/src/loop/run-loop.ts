@@ -18,7 +18,7 @@ import { scheduleCalls } from './schedule-calls.js';
 import type { ToolProgress } from '../tool.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
 import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
-import { stopNotice } from './stop-notice.js';
+import { stopNotice, writeStopNotice, type StopNoticeWriter } from './stop-notice.js';
 import { ActionKeys } from './action-keys.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import type { DecisionParse } from '../decision/index.js';
@@ -53,6 +53,8 @@ export interface LoopContext {
   readonly parse?: ((raw: string) => DecisionParse) | undefined;
   /** The agent's structured answer format: final answers are checked against it. */
   readonly answer?: AnswerFormat | undefined;
+  /** The app's words for a stop (e.g. in the question's language); default: the runtime's. */
+  readonly stopNotice?: StopNoticeWriter | undefined;
 }
 
 /**
@@ -495,7 +497,9 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   }
 
   #notice(reason: StopReason, at?: number): void {
-    const text = stopNotice(reason, this.#ctx.limits);
+    const { limits, prompt } = this.#ctx;
+    const stop = { reason, limits, query: prompt.query, text: stopNotice(reason, limits) };
+    const text = writeStopNotice(this.#ctx.stopNotice, stop);
     this.#ctx.log.append(
       {
         type: 'message',

@@ -26,6 +26,8 @@ export interface StepOutcome {
   readonly observation?: Observation | undefined;
   /** Why a step was skipped (a dependency failed or was skipped, or a re-plan is coming). */
   readonly reason?: string | undefined;
+  /** Skipped because a step failed with `INVALID_PARAMETER`: left for the re-plan. */
+  readonly leftForReplan?: boolean | undefined;
 }
 
 export interface PlanExecution {
@@ -92,12 +94,13 @@ export async function executePlan(plan: Plan, env: ExecutePlanEnv): Promise<Plan
   await Promise.all(running.values());
   for (const step of waiting) {
     if (outcomes.has(step.id)) continue;
+    const leftForReplan = !env.act.signal.aborted && replan !== undefined;
     const reason = env.act.signal.aborted
       ? 'the run stopped before it started'
       : replan !== undefined
         ? `step ${replan.stepId} failed with INVALID_PARAMETER: the rest is re-planned`
         : 'its dependencies did not succeed';
-    outcomes.set(step.id, { step, status: 'skipped', reason });
+    outcomes.set(step.id, { step, status: 'skipped', reason, ...(leftForReplan ? { leftForReplan } : {}) });
   }
   return { outcomes: plan.steps.map((s) => outcomes.get(s.id) as StepOutcome), replan };
 }

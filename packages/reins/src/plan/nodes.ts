@@ -64,6 +64,11 @@ export interface PlanState {
   execution: PlanExecution | undefined;
   /** Steps that ran (all plan versions) and the last version's skipped steps. */
   outcomes: StepOutcome[];
+  /**
+   * A limit that left steps undone where a re-plan was due: the run answers from what ran,
+   * then ends `stopped` at this limit, the answer saying so (and which steps did not run).
+   */
+  limited?: { readonly reason: StopReason; readonly notRun: readonly string[] } | undefined;
   end: PlanEnd | undefined;
   /** The node that just ran, and the one the router chose. */
   last: string | undefined;

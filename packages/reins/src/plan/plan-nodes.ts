@@ -296,7 +296,7 @@ function route(state: PlanState, ctx: PlanContext): string {
     case 'executor': {
       const failed = state.execution?.replan;
       if (failed === undefined) return 'responder';
-      if (state.replans >= ctx.maxReplans || !roomForPlanner(ctx)) return 'responder';
+      if (state.replans >= ctx.maxReplans || !roomForPlanner(ctx)) return noReplan(state, ctx, failed.stepId);
       state.replans++;
       state.reason = 'replan';
       state.replanFor = {
@@ -330,6 +330,24 @@ function replanOrStop(state: PlanState, ctx: PlanContext, problems: readonly Pla
     'invalid_plan',
     `Stopped: the plan is still invalid after ${state.replans} re-plan(s), so nothing was run: ${listed}`,
   );
+}
+
+/**
+ * A re-plan was due and cannot come: the steps the last execution skipped go to the answer as
+ * not run, saying why. When the re-plans allowed were not used up, the step limit alone stood
+ * in the way: the run answers from what ran, then ends stopped at that limit (`limited`).
+ */
+function noReplan(state: PlanState, ctx: PlanContext, failedStepId: string): string {
+  const skipped = state.execution?.outcomes.filter((o) => o.status === 'skipped') ?? [];
+  const byLimit = state.replans < ctx.maxReplans;
+  const why = byLimit
+    ? `not run: the step limit (${ctx.limits.maxSteps} model steps) left no room to re-plan it`
+    : `not run: step ${failedStepId} failed and the re-plans allowed (${ctx.maxReplans}) are used up`;
+  const left = skipped.filter((o) => o.leftForReplan === true);
+  state.outcomes.push(...skipped.map((o) => (o.leftForReplan === true ? { ...o, reason: why } : o)));
+  if (byLimit && left.length > 0)
+    state.limited = { reason: 'max_steps', notRun: left.map((o) => o.step.action) };
+  return 'responder';
 }
 
 /** A planner call must leave one model step for the answer. */

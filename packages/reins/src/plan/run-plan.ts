@@ -12,7 +12,7 @@ import { timeoutHierarchy, type TimeoutHierarchy } from '../timeout-hierarchy.js
 import type { AnyTool, ToolProgress } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
 import { RUN_CANCELLED, RUN_DEADLINE, stopReasonOf } from '../loop/abort-reasons.js';
-import { stopNotice } from '../loop/stop-notice.js';
+import { partialStopNotice, stopNotice, writeStopNotice } from '../loop/stop-notice.js';
 import { deadlineLeft, openRunLog, replayDeadline, replayInto } from '../loop/durable-run.js';
 import { Approvals, type ApprovalOutcome } from '../loop/approvals.js';
 import { pauseForApproval } from '../loop/pause-for-approval.js';
@@ -325,16 +325,22 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
           answer === undefined || end.intent !== 'answer'
             ? end
             : shapeAnswer(answer, end, () => observationsOf(this.log.events));
+        // Steps a limit left undone: the answer says so (by code, whatever the model wrote).
+        const limited = state.limited;
+        const text =
+          limited === undefined
+            ? shaped.text
+            : `${shaped.text}\n\n${this.#notice(limited.reason, partialStopNotice(this.limits, limited.notRun), limited.notRun)}`;
         this.log.append({
           type: 'message',
-          text: shaped.text,
+          text,
           format: shaped.format,
           intent: end.intent,
           demo,
           degraded,
           ...(shaped.data === undefined || answer === undefined ? {} : { data: shaped.data }),
         });
-        return this.#done('success');
+        return limited === undefined ? this.#done('success') : this.#done('stopped', limited.reason);
       }
       case 'stop':
         return this.#stop(end.reason, end.text, degraded);
@@ -346,8 +352,22 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
 
   #stop(reason: StopReason, text: string, degraded: Degraded[] | undefined): void {
     const demo = this.#model.demo === true;
-    this.log.append({ type: 'message', text, format: 'structured', intent: 'notice', demo, degraded });
+    const notice = this.#notice(reason, text);
+    this.log.append({
+      type: 'message',
+      text: notice,
+      format: 'structured',
+      intent: 'notice',
+      demo,
+      degraded,
+    });
     this.#done('stopped', reason);
+  }
+
+  /** The notice of a stop in the app's words (`stopNotice`), or the runtime's `text`. */
+  #notice(reason: StopReason, text: string, notRun?: readonly string[]): string {
+    const { stopNotice: writer } = this.#setup.options;
+    return writeStopNotice(writer, { reason, limits: this.limits, query: this.query, text, notRun });
   }
 
   #done(status: RunStatus, stopReason?: StopReason): void {

@@ -15,6 +15,13 @@ export interface ConversationTurn {
    * writes it from the run's checked observations, never from the model's say-so.
    */
   readonly about?: { readonly [key: string]: JsonValue } | undefined;
+  /**
+   * The structured answer's data (`answer_data` of the run's record: e.g. the kitchen's
+   * `{reply, cards}`), so a client that shows the conversation again shows what it showed live.
+   * The server keeps it only up to a size (`ConversationsOptions.maxAnswerDataBytes`); never
+   * shown to the model.
+   */
+  readonly answerData?: JsonValue | undefined;
   /** Epoch ms the turn started. */
   readonly at: number;
 }
@@ -49,6 +56,7 @@ export interface LoadedConversation {
  * - `list` orders equal `updatedAt` by id, descending.
  *
  * Contract (suite: `test/contract/conversation-store-contract.ts`):
+ * - A turn is returned as it was written (`answer`, `about`, `answerData` deep-equal).
  * - Every read and write takes the owner: someone else's conversation is reported exactly like
  *   one that does not exist (`undefined` / `false`), never changed.
  * - `addTurn` creates the conversation on its first turn (title from the query) and moves its

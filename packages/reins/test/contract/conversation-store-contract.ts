@@ -73,6 +73,27 @@ export function conversationStoreContract(name: string, open: () => Promise<Open
       });
     });
 
+    it('keeps a turn’s answer data deep-equal (the cards shown live), and none for a turn without', async () => {
+      const answerData = {
+        reply: '可以做番茄炒蛋',
+        cards: [{ type: 'recipe', name: '番茄炒蛋 🍅', missing: [], servings: 2.5, note: null }],
+      };
+      await store.addTurn('c1', 'alice', turn('r1', T0), TTL);
+      await store.addTurn(
+        'c1',
+        'alice',
+        turn('r1', T0, { status: 'success', answer: '好', answerData }),
+        TTL,
+      );
+      await store.addTurn('c1', 'alice', turn('r2', T0 + 1, { status: 'success', answer: '好' }), TTL);
+      const loaded = await store.get('c1', 'alice', T0 + 1);
+      expect(loaded?.turns).toEqual([
+        turn('r1', T0, { status: 'success', answer: '好', answerData }),
+        turn('r2', T0 + 1, { status: 'success', answer: '好' }),
+      ]);
+      expect(loaded?.turns[1]).not.toHaveProperty('answerData');
+    });
+
     it('replaces the turn of a run written again (at its start, then at its stop)', async () => {
       await store.addTurn('c1', 'alice', turn('r1', T0), TTL);
       await store.addTurn('c1', 'alice', turn('r2', T0 + 10), TTL);

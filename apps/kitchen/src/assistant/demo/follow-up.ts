@@ -1,4 +1,5 @@
 import { parseContextTurns } from 'reins';
+import { isChinese } from '../language.js';
 
 /** An earlier turn as the run's context shows it (see `conversationContext` in `@reins/server`). */
 interface EarlierTurn {
@@ -31,9 +32,7 @@ export function resolveFollowUp(query: string, system: string): string | undefin
     const subject = subjectOf(turns);
     if (subject === undefined) return undefined;
     const asked = rest.replace(PRONOUN, '').replace(/^的/, '').trim();
-    return /[\u4e00-\u9fff]/.test(text)
-      ? `${subject}的${asked || '营养'}`
-      : `${asked || 'nutrition'} of ${subject}`;
+    return isChinese(text) ? `${subject}的${asked || '营养'}` : `${asked || 'nutrition'} of ${subject}`;
   }
   const time = TIME_WORDS.exec(rest)?.[0];
   if (time !== undefined) {

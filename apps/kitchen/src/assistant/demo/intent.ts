@@ -106,5 +106,3 @@ export function foodOf(query: string): string | undefined {
     .sort((a, b) => b.length - a.length)[0];
   return chinese === undefined ? undefined : chinese.slice(0, 40);
 }
-
-export const isChinese = (text: string): boolean => /[\u4e00-\u9fff]/.test(text);

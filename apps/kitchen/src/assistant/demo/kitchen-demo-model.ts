@@ -1,6 +1,7 @@
 import { estimateTokens, PLANNER_MARKER, type Model, type ModelRequest, type ModelResult } from 'reins';
 import { localDate } from './dates.js';
-import { detectIntent, detectParts, isChinese, type DemoPart } from './intent.js';
+import { isChinese } from '../language.js';
+import { detectIntent, detectParts, type DemoPart } from './intent.js';
 import { recallCalls, rememberDecision, rememberRequest } from './memory-calls.js';
 import { nextCalls, type DemoCall } from './plan-calls.js';
 import { readSeen, type Seen } from './seen.js';
