@@ -22,8 +22,7 @@ export function renderAnswer(message: WireEvent): HTMLElement {
   const labels = h(
     'div',
     { class: 'labels' },
-    message['demo'] === true &&
-      h('span', { class: 'label label-demo', 'data-testid': 'label-demo' }, t().demoMode),
+    message['demo'] === true && demoLabel(),
     format === 'raw' && h('span', { class: 'label label-raw', 'data-testid': 'label-raw' }, t().rawAnswer),
     degraded.length > 0 &&
       h(
@@ -49,6 +48,11 @@ export function renderAnswer(message: WireEvent): HTMLElement {
     format === 'raw' ? null : renderUsedMemories(message['data']),
     format === 'raw' ? null : renderCards(message['data']),
   );
+}
+
+/** The one demo-mode label an answer carries (live, or restored from a conversation). */
+export function demoLabel(): HTMLElement {
+  return h('span', { class: 'label label-demo', 'data-testid': 'label-demo' }, t().demoMode);
 }
 
 function withTestId(el: HTMLElement): HTMLElement {

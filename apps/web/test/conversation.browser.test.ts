@@ -47,6 +47,10 @@ describe('the assistant panel keeps its conversation', () => {
     expect(await earlier.textContent()).toContain('今天晚饭吃什么？');
     // The restored answer shows the cards it showed live (kept with the turn on the server).
     expect(await recipeCards(earlier)).toEqual(live);
+    // One demo label, as live: the demo model's notice in the stored text is not shown again.
+    const restored = earlier.getByTestId('earlier-answer').first();
+    expect(await restored.getByTestId('label-demo').count()).toBe(1);
+    expect(await restored.textContent()).not.toContain('【演示模式');
     await page.screenshot({ path: `${SCREENSHOTS}conversation-restored.png`, fullPage: true });
 
     await page.locator('#lang').selectOption('en');

@@ -3,6 +3,8 @@ import { t } from '../i18n.js';
 import { cancelRun, startRun } from '../run-client.js';
 import { approvalForm } from '../approval.js';
 import { clarifyForm } from '../clarify.js';
+import { demoLabel } from '../answer.js';
+import { withoutDemoNotice } from '../answer-text.js';
 import { modelText } from '../model-text.js';
 import { renderCards } from '../cards.js';
 import { renderMarkdown } from '../markdown.js';
@@ -157,19 +159,21 @@ async function showEarlierTurns(log: HTMLElement): Promise<void> {
   });
   for (const turn of turns) {
     earlier.append(h('div', { class: 'bubble user' }, turn.query));
-    if (turn.answer !== undefined)
-      earlier.append(
-        h(
-          'div',
-          { class: 'bubble assistant', 'data-testid': 'earlier-answer' },
-          // A structured answer (it kept its data) reads as it did live: Markdown; any other as text.
-          turn.answerData === undefined
-            ? modelText(turn.answer, { links: true })
-            : renderMarkdown(turn.answer),
-          renderUsedMemories(turn.answerData),
-          renderCards(turn.answerData),
-        ),
-      );
+    if (turn.answer === undefined) continue;
+    // The turn keeps the text, not the run's demo flag: the demo model's own notice at its start
+    // says it was a demo answer, and it shows as the one label it had live, not twice.
+    const text = withoutDemoNotice(turn.answer);
+    earlier.append(
+      h(
+        'div',
+        { class: 'bubble assistant', 'data-testid': 'earlier-answer' },
+        text !== turn.answer && h('div', { class: 'labels' }, demoLabel()),
+        // A structured answer (it kept its data) reads as it did live: Markdown; any other as text.
+        turn.answerData === undefined ? modelText(text, { links: true }) : renderMarkdown(text),
+        renderUsedMemories(turn.answerData),
+        renderCards(turn.answerData),
+      ),
+    );
   }
   log.prepend(earlier);
 }
