@@ -18,11 +18,14 @@ afterEach(async () => {
  */
 function inputTimedModel() {
   let released = false;
+  /** Every input the model was called with: a run is admitted and waiting once its input is here. */
+  const calls: string[] = [];
   const model: Model = {
     name: 'timed',
     call: (request) =>
       new Promise((resolve) => {
         const input = request.messages.map((m) => String(m.content)).join(' ');
+        calls.push(input);
         const ms = released ? 0 : /hang/.test(input) ? undefined : Number(/wait (\d+)/.exec(input)?.[1] ?? 0);
         const answer = () =>
           resolve({
@@ -37,7 +40,7 @@ function inputTimedModel() {
         });
       }),
   };
-  return { model, release: () => (released = true) };
+  return { model, calls, release: () => (released = true) };
 }
 
 async function server(model: Model, store: RunStore | undefined, drainGraceMs = 800): Promise<Started> {
@@ -69,7 +72,8 @@ describe('drain() without the shared mode', () => {
     await slow.waitFor((f) => f.event === 'start');
     const slowRunId = String(slow.response.headers['x-run-id']);
     const jsonWait = postJson(`${s.url}/v1/runs`, { agent: 'a', input: 'hang too' }, as('alice'));
-    await new Promise((r) => setTimeout(r, 100)); // the JSON run is admitted and waiting
+    // The JSON run is admitted and waiting (its model call made), however slow the machine.
+    await expect.poll(() => timed.calls.some((c) => c.includes('hang too'))).toBe(true);
 
     const drained = s.server.drain();
     const refused = await fetch(`${s.url}/v1/agents`, { headers: as('alice') });
@@ -139,9 +143,10 @@ describe('drain() without the shared mode', () => {
   });
 
   it('a request being answered when the drain starts gets its answer, not a reset', async () => {
-    const s = await server(inputTimedModel().model, memoryRunStore(), 3_000);
+    const timed = inputTimedModel();
+    const s = await server(timed.model, memoryRunStore(), 3_000);
     const answer = postJson(`${s.url}/v1/runs`, { agent: 'a', input: 'wait 400' }, as('carol'));
-    await new Promise((r) => setTimeout(r, 100));
+    await expect.poll(() => timed.calls.some((c) => c.includes('wait 400'))).toBe(true); // being answered
     const startedAt = Date.now();
     await s.server.drain();
     const { status, body } = await answer;
