@@ -86,16 +86,41 @@ function machineCpu() {
  * GET `path` every `everyMs`, one at a time (as a probe or a scraper would), until stopped;
  * the stop resolves with each answer's time and status and its summary.
  */
+/** A non-200 answer in a few words: a health report's `down` checks and their details, else the body's start. */
+function reason(/** @type {string} */ body) {
+  try {
+    const report = JSON.parse(body);
+    if (Array.isArray(report?.down))
+      return `down: ${report.down.map((/** @type {string} */ name) => `${name} (${report.checks?.[name]?.detail ?? '?'})`).join(', ')}`;
+    if (report?.error?.code !== undefined) return `${report.error.code}: ${report.error.message ?? ''}`;
+  } catch {
+    // not JSON: the text itself
+  }
+  return body.slice(0, 120);
+}
+
 function sampler(/** @type {string} */ url, /** @type {string} */ path, /** @type {number} */ everyMs) {
   const samples = /** @type {{ ms: number, status: number }[]} */ ([]);
+  /** Why answers were not 200: status and the body's first 200 characters, counted. */
+  const why = /** @type {Record<string, number>} */ ({});
   let stopped = false;
   const done = (async () => {
     while (!stopped) {
       const started = performance.now();
       const status = await globalThis
         .fetch(`${url}${path}`)
-        .then(async (r) => (await r.arrayBuffer(), r.status))
-        .catch(() => 0);
+        .then(async (r) => {
+          const body = await r.text();
+          if (r.status !== 200) {
+            const key = `${r.status} ${reason(body)}`;
+            why[key] = (why[key] ?? 0) + 1;
+          }
+          return r.status;
+        })
+        .catch((/** @type {Error} */ error) => {
+          why[`no answer: ${error.message}`] = (why[`no answer: ${error.message}`] ?? 0) + 1;
+          return 0;
+        });
       samples.push({ ms: performance.now() - started, status });
       await new Promise((resolve) => setTimeout(resolve, everyMs));
     }
@@ -107,6 +132,7 @@ function sampler(/** @type {string} */ url, /** @type {string} */ path, /** @typ
     return {
       samples: samples.length,
       not200: samples.filter((x) => x.status !== 200).length,
+      not200Why: why,
       p50Ms: percentile(sorted, 50),
       p99Ms: percentile(sorted, 99),
       maxMs: sorted.at(-1) ?? NaN,
@@ -359,6 +385,14 @@ console.log(
     ]),
   ),
 );
+for (const r of rows)
+  for (const [name, probe] of Object.entries({
+    '/health': r.health,
+    '/health/live': r.live,
+    '/metrics': r.metrics,
+  }))
+    for (const [answer, n] of Object.entries(probe.not200Why ?? {}))
+      console.log(`${r.backend} c=${r.concurrency} ${name} not 200 ×${n}: ${answer}`);
 for (const r of rows.filter((r) => r.statements !== undefined)) {
   console.log(
     `\nSQL statements per run, ${r.backend} c=${r.concurrency}: ${r.statements?.total.toFixed(1)}` +

@@ -47,6 +47,10 @@ export class DurableRuns {
   readonly #loading = new Map<string, Promise<Loaded | undefined>>();
   #recovering: Promise<RecoveryReport> | undefined;
   #closed = false;
+  /** Writes under way, and when one last succeeded and last failed (`performance.now()`): for the health check. */
+  #writing = 0;
+  #lastWriteOk = -Infinity;
+  #lastWriteFailed = -Infinity;
 
   constructor(options: DurableRunsOptions, logger: Logger, metrics: ServerMetrics) {
     this.#store = options.store;
@@ -60,13 +64,40 @@ export class DurableRuns {
   }
 
   /**
+   * While writes are under way: how long ago the store last took one, when none has failed
+   * since. A store that keeps storing events works, however long a health query would wait
+   * behind them (busy is not down). `undefined` when nothing is being written (a query is then
+   * cheap, and an outage with no traffic must still show), and after a failed write.
+   */
+  busyWriteAgoMs(): number | undefined {
+    if (this.#writing === 0 || this.#lastWriteFailed >= this.#lastWriteOk) return undefined;
+    return performance.now() - this.#lastWriteOk;
+  }
+
+  #wrote<T>(write: Promise<T>): Promise<T> {
+    this.#writing++;
+    return write.then(
+      (value) => {
+        this.#writing--;
+        this.#lastWriteOk = performance.now();
+        return value;
+      },
+      (error: unknown) => {
+        this.#writing--;
+        this.#lastWriteFailed = performance.now();
+        throw error;
+      },
+    );
+  }
+
+  /**
    * The `durable` option of a run: its events go to the store — nothing after `close`, nor
    * once `gate` is closed (this process let go of the run: another one takes it from its log).
    */
   sinkFor(runId: string, gate: { readonly open: boolean } = { open: true }) {
     return {
       sink: (events: Parameters<RunStore['append']>[1]) =>
-        this.#closed || !gate.open ? Promise.resolve() : this.#store.append(runId, events),
+        this.#closed || !gate.open ? Promise.resolve() : this.#wrote(this.#store.append(runId, events)),
       ...(this.#options.releaseAfterMs === undefined ? {} : { releaseAfterMs: this.#options.releaseAfterMs }),
       onError: (error: unknown) => {
         this.#metrics.runStoreFailures.inc();
@@ -77,14 +108,16 @@ export class DurableRuns {
 
   /** Creates the run's row before it starts (its request is what rebuilds it). */
   create(runId: string, request: RunRequest, createdAt: number): Promise<void> {
-    return this.#store.create({
-      runId,
-      ownerId: request.principal.id,
-      agent: request.agent,
-      conversationId: request.conversationId,
-      request: requestRecord(request),
-      createdAt,
-    });
+    return this.#wrote(
+      this.#store.create({
+        runId,
+        ownerId: request.principal.id,
+        agent: request.agent,
+        conversationId: request.conversationId,
+        request: requestRecord(request),
+        createdAt,
+      }),
+    );
   }
 
   /** The run for its owner: held here, or read back from the store (see the class comment). */

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { memoryRunStore, scriptModel, type RunStore } from 'reins';
 import { HealthMonitor, memoryLimitStore, type HealthReport } from '@reins/server';
-import { final, start, type Started } from './helpers.js';
+import { as, final, postJson, start, type Started } from './helpers.js';
 
 // Issue 17.2: health that answers. Before, `/health` ran every check inside the request and
 // waited for the slowest (up to the 1 s deadline each time), so a busy dependency made the
@@ -163,6 +163,38 @@ describe('/health answers from the background results', () => {
 });
 
 describe('/health/live and /metrics touch no dependency', () => {
+  it('a run store busy with writes that succeed is up though a query would wait (busy is not down); idle, it is asked', async () => {
+    // Under load a health query waits behind the runs' own writes (one writer on PGlite): the
+    // store check went `down` (1 s deadline) and /health 503 while runs were being stored.
+    const base = memoryRunStore();
+    const busy: RunStore = {
+      ...base,
+      unfinished: never, // what a query waiting behind a queue of writes looks like
+      append: async (runId, events) => {
+        await sleep(150); // each write waits its turn
+        return base.append(runId, events);
+      },
+    };
+    const s = await start({
+      agents,
+      durable: { store: busy },
+      limits: { healthIntervalMs: 30, healthDeadlineMs: 300 },
+    });
+    running = s;
+    const run = postJson(`${s.url}/v1/runs`, { agent: 'a', input: 'q' }, as('ann'));
+    await expect
+      .poll(async () => (await timed(`${s.url}/health`)).body.checks['store'], {
+        timeout: 3_000,
+        interval: 20,
+      })
+      .toMatchObject({ status: 'up', lastWriteMsAgo: expect.any(Number) });
+    expect((await run).status).toBe(200);
+    // Nothing being written: the check asks the store, which does not answer.
+    await expect
+      .poll(async () => (await timed(`${s.url}/health`)).body.checks['store']?.status, { timeout: 3_000 })
+      .toBe('down');
+  });
+
   it('answer at once while every dependency hangs; /health/live answers while draining too', async () => {
     const hung: RunStore = { ...memoryRunStore(), unfinished: never, load: never };
     running = await start({
