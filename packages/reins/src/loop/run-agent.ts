@@ -17,7 +17,8 @@ import type { ToolPolicies } from '../policies/tool-policies.js';
 import { readLargeField, type BlobStore } from '../blob-store.js';
 import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
 import { RunDeadline } from './run-deadline.js';
-import { defaultBlobStore, runActEnv } from './execute-action.js';
+import { runActEnv } from './act-env.js';
+import { defaultBlobStore } from './check-result.js';
 import { parseReasonedDecision } from '../decision/structured-reasoning.js';
 import { preloadLazyParts } from '../lazy-parts.js';
 import {

@@ -1,7 +1,8 @@
 import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
 import { loadRepairParsers, repairParsersReady } from '../decision/repair-parsers.js';
 import { preloadLazyParts } from '../lazy-parts.js';
-import { observationsOf, startDraft } from '../loop/step-rules.js';
+import { observationsOf } from '../loop/step-rules.js';
+import { startDraft } from '../loop/step-events.js';
 import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
@@ -18,13 +19,8 @@ import { Approvals, type ApprovalOutcome } from '../loop/approvals.js';
 import { pauseForApproval } from '../loop/pause-for-approval.js';
 import { ABORTED, callModel, type ModelCallSlot } from '../loop/call-model.js';
 import type { EventLog } from '../loop/event-log.js';
-import {
-  defaultBlobStore,
-  runActEnv,
-  type ActEnv,
-  type ApprovalGate,
-  type ToolProgressSink,
-} from '../loop/execute-action.js';
+import { runActEnv, type ActEnv, type ApprovalGate, type ToolProgressSink } from '../loop/act-env.js';
+import { defaultBlobStore } from '../loop/check-result.js';
 import { toolProgressDraft, toolSpanDraft } from '../loop/live-events.js';
 import { RunAbort } from '../loop/run-abort.js';
 import { RunHandle, type AgentRun, type RunAgentOptions } from '../loop/run-agent.js';
