@@ -86,12 +86,7 @@ const MUTANTS = [
     'this.turn.forcedFinal = true;',
     'this.turn.forcedFinal = false;',
   ],
-  [
-    'deadline removed',
-    `${loop}run-agent.ts`,
-    'const onDeadline = (): void => abort.abort(RUN_DEADLINE);',
-    'const onDeadline = (): void => undefined;',
-  ],
+  ['deadline removed', `${loop}run-abort.ts`, 'this.abort(RUN_DEADLINE);', ''],
   [
     'model call not raced against the signal',
     `${loop}run-loop.ts`,
@@ -106,8 +101,8 @@ const MUTANTS = [
   ],
   [
     'external signal ignored',
-    `${loop}run-agent.ts`,
-    "else external?.addEventListener('abort', cancel, { once: true });",
+    `${loop}run-abort.ts`,
+    "external.addEventListener('abort', cancel, { once: true });",
     '',
   ],
   [

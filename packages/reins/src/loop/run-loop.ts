@@ -6,7 +6,7 @@ import { isThenable } from '../util/is-thenable.js';
 import type { Degraded, Observation } from '../observation.js';
 import type { RunDeps } from '../util/deps.js';
 import { modelBreach, startModelCall } from './call-model.js';
-import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
+import { StepRequest, type AbortWatcher, type RunAbort, type StepSource } from './run-abort.js';
 import type { EventLog } from './event-log.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 import { actOn } from './execute-action.js';
@@ -15,7 +15,7 @@ import type { ApprovalOutcome, Approvals } from './approvals.js';
 import { pauseForApproval } from './pause-for-approval.js';
 import type { ToolProgress } from '../tool.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
-import { resolveTurn, type Resolution } from './resolve-turn.js';
+import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
 import { ActionKeys } from './action-keys.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import type { DecisionParse } from '../decision/index.js';
@@ -54,29 +54,33 @@ export interface LoopContext {
   readonly parse?: ((raw: string) => DecisionParse) | undefined;
   /** The agent's structured answer format: final answers are checked against it. */
   readonly answer?: AnswerFormat | undefined;
+  /** When the run started (default: now). */
+  readonly startedAt?: number | undefined;
+}
+
+/** Told once when a run's loop has ended, after its timers and listeners are released: its handle. */
+export interface LoopEnd {
+  loopEnded(): void;
 }
 
 /**
  * The ReAct loop: reason → act → observe, at most `maxSteps` model calls. Appends every
- * event to `ctx.log` and always ends it with `done`. Calls `onEnd` (the run's cleanup: its
- * timers and listeners) once, then resolves, when the run has ended.
+ * event to `ctx.log` and always ends it with `done`. When the run has ended — the loop
+ * returned, or an abort ended it during a model call — it releases the run's timers and
+ * listeners (`ctx.abort.release()`) and tells `end`, once.
  */
-export function runLoop(ctx: LoopContext, onEnd: () => void = () => undefined): Promise<void> {
-  const loop = new ReactLoop(ctx);
-  // Settles when the loop returns, or at once when an abort ends the run during a model call.
-  // `run()` never rejects and calls `finish` itself: no `.then` chain (two promises and two
-  // reactions per run in flight, ~200 bytes) between the loop and the run's `result`.
-  return new Promise<void>((resolve) => {
-    loop.ends(resolve, onEnd);
-    void loop.run();
-  });
+export function runLoop(ctx: LoopContext, end: LoopEnd): void {
+  void new ReactLoop(ctx, end).run();
 }
 
 /**
  * One run's loop state. A class, not closures: a run in flight holds less (see bench/). Its
  * tallies are public for `run-ending.ts` and its act and observe events for `fan-out.ts`.
+ * The step in progress lives in fields, and each phase of a step is a method of its own, so
+ * the async `run` keeps a small frame while a model call is pending (its frame was ~470
+ * bytes of every run in flight); a phase that has to wait returns a promise, made only then.
  */
-class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate, RunTally, FanOutLoop {
+class ReactLoop implements StepSource, ToolProgressSink, ApprovalGate, RunTally, FanOutLoop, AbortWatcher {
   readonly ctx: LoopContext;
   /** The run's act environment; this loop is the sink of its tools' progress reports. */
   readonly #act: ActEnv;
@@ -95,189 +99,263 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate, RunTally, 
   completed = 0;
   /** Fallbacks that answered during the run; the message says what was lost. */
   degraded: Degraded[] | undefined;
+  /** The model step in progress (1-based), whether it is the last, and when its reasoning started. */
+  #step = 0;
+  #finalStep = false;
+  #reasonStart = 0;
   /** The step whose model call is in flight (0: none): for streamed deltas, and an abort. */
   #modelStep = 0;
   /** The run ended during its model call: the loop stops where the call returns (if ever). */
   #abandoned = false;
-  /** Settles `runLoop`'s promise, and the run's cleanup before it (set by `runLoop`). */
-  #resolve: (() => void) | undefined;
-  #onEnd: (() => void) | undefined;
-  // The run's one abort listener: ends the run at once during a model call (if any).
-  readonly #onAbort = (): void => {
-    if (this.#modelStep !== 0) this.#stopDuringModelCall();
-    this.ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
-    this.ctx.clarify?.clarifications.close();
-  };
+  /** Told when the run has ended; `undefined` once told. */
+  #end: LoopEnd | undefined;
 
-  constructor(ctx: LoopContext) {
+  constructor(ctx: LoopContext, end: LoopEnd) {
     this.ctx = ctx;
     this.#act = ctx.act;
+    this.#end = end;
     ctx.act.progress = this;
     if (ctx.approvals !== undefined) ctx.act.approval = this;
-    this.started = ctx.deps.now();
+    this.started = ctx.startedAt ?? ctx.deps.now();
     this.#reasonFrom = this.started;
     this.demo = ctx.model.demo === true;
   }
 
-  /** What ends the run, once (see `runLoop`). */
-  ends(resolve: () => void, onEnd: () => void): void {
-    this.#resolve = resolve;
-    this.#onEnd = onEnd;
+  /** The run's abort state, for its step requests' `signal`. */
+  get abort(): RunAbort {
+    return this.ctx.abort;
   }
 
-  /** The run has ended: its cleanup, then `runLoop`'s promise; once (an abandoned model call may return later). */
+  /** The run aborted: it ends at once during a model call (if any); nothing waits for its user any more. */
+  runAborted(): void {
+    if (this.#modelStep !== 0) this.#stopDuringModelCall();
+    this.ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
+    this.ctx.clarify?.clarifications.close();
+  }
+
+  /** The run has ended: its timers and listeners are released, then its handle is told; once (an abandoned model call may return later). */
   finish(): void {
-    const resolve = this.#resolve;
-    if (resolve === undefined) return;
-    this.#resolve = undefined;
-    this.#onEnd?.();
-    this.#onEnd = undefined;
-    resolve();
+    const end = this.#end;
+    if (end === undefined) return;
+    this.#end = undefined;
+    this.ctx.abort.release();
+    end.loopEnded();
   }
 
   /** Never rejects; calls `finish` when it returns. */
   async run(): Promise<void> {
+    const { log, abort } = this.ctx;
     try {
-      const { model, limits, log, deps, prompt } = this.ctx;
-      const signal = this.#act.signal;
-      const { agent, toolNames: tools, timeouts, conversationId } = this.ctx;
-      const start = startDraft({
-        agent,
-        model,
-        query: prompt.query,
-        tools,
-        limits,
-        timeouts,
-        conversationId,
-      });
-      this.started = log.append(start, this.started).at;
-      signal.addEventListener('abort', this.#onAbort, { once: true });
+      this.#begin();
       try {
-        for (let step = 1; ; step++) {
-          if (signal.aborted) return endAborted(this);
-          const finalStep = step >= limits.maxSteps || this.turn.forcedFinal;
-          const reasonStart = this.#reasonFrom ?? deps.now();
-          this.#reasonFrom = undefined;
-          const tools = finalStep ? [] : this.ctx.specs;
-          const request = new StepRequest(
-            prompt.messages(finalStep),
-            tools,
-            step,
-            finalStep,
-            this.ctx.timeouts.modelTimeoutMs,
-            this.ctx.act.runId,
-            this.ctx.abort,
-            this,
-          );
-          this.#modelStep = step;
+        for (;;) {
+          const call = this.#ask();
+          if (call === undefined) return;
           // The adapter's own promise, awaited directly: no promise of ours per step. An
-          // abort ends the run from `#onAbort` even if the adapter never settles.
-          const started = startModelCall(model, request);
+          // abort ends the run from `runAborted` even if the adapter never settles.
           let result: ModelResult;
-          if (isThenable(started)) {
+          if (isThenable(call)) {
             try {
-              result = (await started) as ModelResult;
+              result = (await call) as ModelResult;
             } catch (thrown) {
               result = modelBreach(thrown);
             }
-          } else result = started;
-          if (this.#abandoned) return;
-          this.#modelStep = 0;
-          if (result.usage !== undefined) {
-            this.inputTokens += result.usage.inputTokens;
-            this.outputTokens += result.usage.outputTokens;
-          }
-          if (signal.aborted) return endAborted(this);
-          if (!result.ok) {
-            const { code, message } = result.error;
-            const text = `model ${model.name} failed at step ${step}: ${code}: ${message}`;
-            log.append({ type: 'error', code: 'MODEL_FAILED', message: text });
-            return appendDone(this, 'error');
-          }
-
-          const toolCalls = result.toolCalls;
-          const native = toolCalls !== undefined && toolCalls.length > 0;
-          const parser = this.ctx.parse ?? parseDecision;
-          const misses = repairMisses();
-          let parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
-          if (repairMisses() !== misses) {
-            // The reply needed the one repair before its parsers had loaded: parse it again with them.
-            await loadRepairParsers().catch(() => undefined);
-            parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
-          }
-          const reasonEnd = deps.now();
-          log.append(
-            reasonDraft(step, reasonStart, reasonEnd, model.name, !finalStep, result, parse, this.#act.runId),
-            reasonEnd,
-          );
-
-          const next = resolveTurn(parse, this.turn, finalStep, limits.maxCallsPerStep);
-          if (next.kind === 'answer' || next.kind === 'stop') {
-            // Only on the way out: a run without `clarify` pays nothing per step for it.
-            if (
-              next.kind === 'answer' &&
-              next.intent === 'ask' &&
-              this.ctx.clarify !== undefined &&
-              !finalStep
-            ) {
-              if (await this.#clarify(step, next.text, result.text)) continue;
-              return;
-            }
-            // A structured answer may need the repair parsers: loaded before it is checked.
-            if (this.ctx.answer !== undefined && !repairParsersReady())
-              await loadRepairParsers().catch(() => undefined);
-            return endWith(this, step, next, reasonEnd);
-          }
-
-          if (next.kind === 'act_many') {
-            const observations = await actMany(this, step, next.calls, reasonEnd);
-            if (signal.aborted) return endAborted(this);
-            this.completed = step;
-            if (parse.ok) {
-              prompt.rememberMany(
-                parse.value,
-                observations,
-                native ? { text: result.text, toolCalls } : undefined,
-              );
-            }
-            continue;
-          }
-
-          const acted = this.#actOne(step, next, reasonEnd);
-          const observation = acted instanceof Promise ? await acted : acted;
-          this.#reasonFrom = this.observed(step, observation, reasonEnd);
-          if (signal.aborted) return endAborted(this);
-          this.completed = step;
-          // Clean JSON is remembered as written; anything else as the normalized decision.
-          prompt.remember(
-            parse.ok && parse.via !== 'clean' ? sayDecision(parse.value) : result.text,
-            observation,
-          );
+          } else result = call;
+          const next = this.#answered(result);
+          if (next === false || (next !== true && !(await next))) return;
         }
       } catch (thrown) {
-        // A bug in the loop, or a value it could not handle: still end the log, with the real
-        // step count and usage, so no consumer hangs and the evidence stays true.
-        const last = log.events.at(-1);
-        if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
-          this.ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
-          this.ctx.clarify?.clarifications.close();
-          if (log.closed) log.reopen();
-        }
-        if (!log.closed) {
-          log.append({
-            type: 'error',
-            code: 'INTERNAL',
-            message: `reins loop failed: ${describeThrown(thrown)}`,
-          });
-          appendDone(this, 'error');
-        }
+        this.#failed(thrown);
       } finally {
-        signal.removeEventListener('abort', this.#onAbort);
+        abort.unwatch();
       }
     } catch (thrown) {
-      lastResort(this.ctx.log, thrown);
+      lastResort(log, thrown);
     } finally {
       this.finish();
+    }
+  }
+
+  #begin(): void {
+    const { model, limits, log, prompt, agent, toolNames: tools, timeouts, conversationId } = this.ctx;
+    const start = startDraft({ agent, model, query: prompt.query, tools, limits, timeouts, conversationId });
+    this.started = log.append(start, this.started).at;
+    this.ctx.abort.watch(this);
+  }
+
+  /** Starts the next model step's call: its pending result, or `undefined` when the run has ended. */
+  #ask(): ModelResult | PromiseLike<unknown> | undefined {
+    const { limits, deps, prompt, model } = this.ctx;
+    if (this.#act.signal.aborted) {
+      endAborted(this);
+      return undefined;
+    }
+    const step = ++this.#step;
+    const finalStep = step >= limits.maxSteps || this.turn.forcedFinal;
+    this.#finalStep = finalStep;
+    this.#reasonStart = this.#reasonFrom ?? deps.now();
+    this.#reasonFrom = undefined;
+    const tools = finalStep ? [] : this.ctx.specs;
+    const request = new StepRequest(
+      prompt.messages(finalStep),
+      tools,
+      step,
+      finalStep,
+      this.ctx.timeouts.modelTimeoutMs,
+      this.#act.runId,
+      this,
+    );
+    this.#modelStep = step;
+    return startModelCall(model, request);
+  }
+
+  /** The model answered: true when the run goes on to its next step, false when it has ended. */
+  #answered(result: ModelResult): boolean | Promise<boolean> {
+    if (this.#abandoned) return false;
+    this.#modelStep = 0;
+    if (result.usage !== undefined) {
+      this.inputTokens += result.usage.inputTokens;
+      this.outputTokens += result.usage.outputTokens;
+    }
+    if (this.#act.signal.aborted) {
+      endAborted(this);
+      return false;
+    }
+    if (!result.ok) {
+      const { code, message } = result.error;
+      const text = `model ${this.ctx.model.name} failed at step ${this.#step}: ${code}: ${message}`;
+      this.ctx.log.append({ type: 'error', code: 'MODEL_FAILED', message: text });
+      appendDone(this, 'error');
+      return false;
+    }
+    const misses = repairMisses();
+    const parse = this.#parse(result);
+    // The reply needed the one repair before its parsers had loaded: parse it again with them.
+    if (repairMisses() !== misses) return this.#reparsed(result);
+    return this.#decided(result, parse);
+  }
+
+  #parse(result: Extract<ModelResult, { ok: true }>): DecisionParse {
+    const toolCalls = result.toolCalls;
+    if (toolCalls !== undefined && toolCalls.length > 0) return decisionFromToolCalls(result.text, toolCalls);
+    return (this.ctx.parse ?? parseDecision)(result.text);
+  }
+
+  async #reparsed(result: Extract<ModelResult, { ok: true }>): Promise<boolean> {
+    await loadRepairParsers().catch(() => undefined);
+    return this.#decided(result, this.#parse(result));
+  }
+
+  /** The step's `reason` event, then what its decision leads to. */
+  #decided(result: Extract<ModelResult, { ok: true }>, parse: DecisionParse): boolean | Promise<boolean> {
+    const { model, limits, log, deps } = this.ctx;
+    const step = this.#step;
+    const finalStep = this.#finalStep;
+    const reasonEnd = deps.now();
+    log.append(
+      reasonDraft(step, this.#reasonStart, reasonEnd, model.name, !finalStep, result, parse, this.#act.runId),
+      reasonEnd,
+    );
+
+    const next = resolveTurn(parse, this.turn, finalStep, limits.maxCallsPerStep);
+    if (next.kind === 'answer' || next.kind === 'stop') {
+      // Only on the way out: a run without `clarify` pays nothing per step for it.
+      if (next.kind === 'answer' && next.intent === 'ask' && this.ctx.clarify !== undefined && !finalStep) {
+        return this.#clarify(step, next.text, result.text);
+      }
+      // A structured answer may need the repair parsers: loaded before it is checked.
+      if (this.ctx.answer !== undefined && !repairParsersReady())
+        return this.#endLoaded(step, next, reasonEnd);
+      endWith(this, step, next, reasonEnd);
+      return false;
+    }
+    if (next.kind === 'act_many') return this.#actedMany(step, next.calls, reasonEnd, result, parse);
+    const acted = this.#actOne(step, next, reasonEnd);
+    if (acted instanceof Promise) return this.#observedLater(acted, reasonEnd, result, parse);
+    return this.#afterAct(acted, reasonEnd, result, parse);
+  }
+
+  async #endLoaded(
+    step: number,
+    next: Extract<Resolution, { kind: 'answer' | 'stop' }>,
+    at: number,
+  ): Promise<boolean> {
+    await loadRepairParsers().catch(() => undefined);
+    endWith(this, step, next, at);
+    return false;
+  }
+
+  async #actedMany(
+    step: number,
+    calls: readonly PlannedCall[],
+    reasonEnd: number,
+    result: Extract<ModelResult, { ok: true }>,
+    parse: DecisionParse,
+  ): Promise<boolean> {
+    const observations = await actMany(this, step, calls, reasonEnd);
+    if (this.#act.signal.aborted) {
+      endAborted(this);
+      return false;
+    }
+    this.completed = step;
+    if (parse.ok) {
+      const { text, toolCalls } = result;
+      const native = toolCalls !== undefined && toolCalls.length > 0;
+      this.ctx.prompt.rememberMany(parse.value, observations, native ? { text, toolCalls } : undefined);
+    }
+    return true;
+  }
+
+  async #observedLater(
+    acted: Promise<Observation>,
+    reasonEnd: number,
+    result: Extract<ModelResult, { ok: true }>,
+    parse: DecisionParse,
+  ): Promise<boolean> {
+    return this.#afterAct(await acted, reasonEnd, result, parse);
+  }
+
+  /** The step's one call was observed: its `observe` event, and the step goes into the prompt. */
+  #afterAct(
+    observation: Observation,
+    reasonEnd: number,
+    result: Extract<ModelResult, { ok: true }>,
+    parse: DecisionParse,
+  ): boolean {
+    const step = this.#step;
+    this.#reasonFrom = this.observed(step, observation, reasonEnd);
+    if (this.#act.signal.aborted) {
+      endAborted(this);
+      return false;
+    }
+    this.completed = step;
+    // Clean JSON is remembered as written; anything else as the normalized decision.
+    this.ctx.prompt.remember(
+      parse.ok && parse.via !== 'clean' ? sayDecision(parse.value) : result.text,
+      observation,
+    );
+    return true;
+  }
+
+  /**
+   * A bug in the loop, or a value it could not handle: still end the log, with the real step
+   * count and usage, so no consumer hangs and the evidence stays true.
+   */
+  #failed(thrown: unknown): void {
+    const log = this.ctx.log;
+    const last = log.events.at(-1);
+    if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
+      this.ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
+      this.ctx.clarify?.clarifications.close();
+      if (log.closed) log.reopen();
+    }
+    if (!log.closed) {
+      log.append({
+        type: 'error',
+        code: 'INTERNAL',
+        message: `reins loop failed: ${describeThrown(thrown)}`,
+      });
+      appendDone(this, 'error');
     }
   }
 
