@@ -65,8 +65,8 @@ const MUTANTS = [
   [
     'max steps removed',
     `${loop}run-loop.ts`,
-    'step >= limits.maxSteps || this.turn.forcedFinal',
-    'this.turn.forcedFinal',
+    'step >= limits.maxSteps || this.forcedFinal',
+    'this.forcedFinal',
   ],
   [
     'last step still offers tools',
@@ -83,8 +83,8 @@ const MUTANTS = [
   [
     'repeat does not force the final step',
     `${loop}run-loop.ts`,
-    'this.turn.forcedFinal = true;',
-    'this.turn.forcedFinal = false;',
+    'this.forcedFinal = true;',
+    'this.forcedFinal = false;',
   ],
   ['deadline removed', `${loop}run-abort.ts`, 'this.abort(RUN_DEADLINE);', ''],
   [
@@ -140,8 +140,8 @@ const MUTANTS = [
   [
     'history window: everything summarized',
     `${loop}prompt.ts`,
-    'const firstFull = turns.length - this.limits.historyFullSteps;',
-    'const firstFull = turns.length;',
+    'const firstFull = count - this.limits.historyFullSteps;',
+    'const firstFull = count;',
   ],
   [
     'observation cap removed',

@@ -51,6 +51,9 @@ describe('prompt', () => {
     expect(said).toHaveLength(3);
     expect(said[0]?.content).toMatch(/more characters not shown/); // older replies are cut too
     expect(said[2]?.content).toContain(long('c'));
+    // A step in the window is sent in full; once it leaves the window, cut (calls[2] saw b in full).
+    const before = (model.calls[2]?.messages ?? []).filter((m) => m.content.startsWith('Observation'));
+    expect(before.map((m) => m.content.includes(long('b')))).toEqual([false, true]);
   });
 
   it('caps a single huge observation shown to the model', async () => {

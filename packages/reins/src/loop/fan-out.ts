@@ -10,7 +10,8 @@ import { refusal, runsAlone } from './step-rules.js';
 export interface FanOutLoop {
   readonly ctx: LoopContext;
   /** The repeated-action guard's state (see `resolveTurn`). */
-  readonly turn: { readonly actions: ActionKeys; forcedFinal: boolean };
+  readonly actions: ActionKeys;
+  forcedFinal: boolean;
   /** Logs an act with a new id; returns the logged id. */
   actEvent(step: number, tool: string, input: unknown, actStart: number): string;
   /** Appends the observe event; returns when it ended. */
@@ -58,11 +59,11 @@ function startCall(
     loop.observed(step, observation, actStart);
   };
   if (call.kind === 'refuse') {
-    if (call.code === 'REPEATED_ACTION') loop.turn.forcedFinal = true;
+    if (call.code === 'REPEATED_ACTION') loop.forcedFinal = true;
     settle(refusal(actId, tool, call.code, call.message));
     return undefined;
   }
-  loop.turn.actions.set(call.key, step);
+  loop.actions.set(call.key, step);
   const acted = actOn({ actId, tool, input }, act, actStart);
   if (!(acted instanceof Promise)) return void settle(acted);
   return acted.then(settle);

@@ -25,7 +25,7 @@ export function observe(
   started: number,
   status: ObservationStatus,
   outcome: Outcome,
-  source = `tool:${request.tool}`,
+  source = sourceOf(request.tool),
 ): Observation {
   const { actId, tool } = request;
   const durationMs = env.deps.now() - started;
@@ -35,7 +35,7 @@ export function observe(
     if (policies?.reporting === true) policies.report({ tool, status, durationMs, attempts: attempts ?? 1 });
     const resultRef = outcome.resultRef;
     if (attempts === undefined && resultRef === undefined) {
-      return { actId, tool, status, result: outcome.result, source, durationMs };
+      return okObservation(actId, tool, outcome.result, source, durationMs);
     }
     return {
       actId,
@@ -78,4 +78,31 @@ function safeMask(details: unknown): unknown {
   } catch {
     return '[details not JSON]';
   }
+}
+
+/**
+ * The common observation: a call that answered, on its first attempt. One literal for it
+ * (`step-events.ts` shapes its time field once: see `shareTimeBoxes`).
+ */
+export function okObservation(
+  actId: string,
+  tool: string,
+  result: unknown,
+  source: string,
+  durationMs: number,
+): Observation {
+  return { actId, tool, status: 'ok', result, source, durationMs };
+}
+
+// `tool:<name>` per tool name, made once: every observation of a run holds its source.
+const SOURCES = new Map<string, string>();
+const MAX_SOURCES = 1_000; // names are the app's tools; past this (names made up at run time) they are not kept
+
+function sourceOf(tool: string): string {
+  let source = SOURCES.get(tool);
+  if (source === undefined) {
+    source = `tool:${tool}`;
+    if (SOURCES.size < MAX_SOURCES) SOURCES.set(tool, source);
+  }
+  return source;
 }

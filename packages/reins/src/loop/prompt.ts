@@ -5,19 +5,20 @@ import type { Observation } from '../observation.js';
 import { toJson } from '../sanitize/mask-pii.js';
 import { systemPrompts } from './system-prompt.js';
 
-/** One completed model step as the prompt remembers it; short forms are made once, when needed. */
+/**
+ * One completed model step as the prompt remembers it. Once it is older than the last
+ * `historyFullSteps` steps it is only ever sent cut to `summaryChars`: its messages are then
+ * replaced by their short forms (the full texts are not kept for the rest of the run).
+ */
 interface Turn {
-  readonly said: ChatMessage;
-  readonly observed: ChatMessage;
-  saidShort?: ChatMessage;
-  observedShort?: ChatMessage;
+  said: ChatMessage;
+  observed: ChatMessage;
   /**
    * The same step as native tool-call messages (assistant with `toolCalls`, then one `tool`
    * message per call), sent on steps that offer tools; the text form above is sent on the
    * last step, when no tool definitions go with the request.
    */
-  readonly native?: readonly ChatMessage[];
-  nativeShort?: readonly ChatMessage[];
+  native?: readonly ChatMessage[] | undefined;
 }
 
 /** The provider's side of a native tool-call step, to send back as it was. */
@@ -35,7 +36,11 @@ export class PromptBuilder {
   readonly #withTools: ChatMessage;
   readonly #lastStep: ChatMessage;
   readonly #query: ChatMessage;
-  readonly #turns: Turn[] = [];
+  /** The turns so far: the first `#count` slots (grown by doubling: a first `push` makes 17 slots, ~100 bytes a run does not use). */
+  #turns: (Turn | undefined)[] = [];
+  #count = 0;
+  /** How many of the first turns hold only their short forms (see `Turn`). */
+  #summarized = 0;
 
   constructor(
     readonly query: string,
@@ -51,7 +56,7 @@ export class PromptBuilder {
 
   /** Adds a completed step: what the model said (normalized when it parsed) and what it observed. */
   remember(said: string, observation: Observation): void {
-    this.#turns.push({
+    this.#add({
       said: { role: 'assistant', content: said },
       observed: { role: 'user', content: this.#describe(observation) },
     });
@@ -62,7 +67,7 @@ export class PromptBuilder {
     const content = defaulted
       ? `No answer came from the user; the configured default is used: ${answer}`
       : `Answer from the user: ${answer}`;
-    this.#turns.push({ said: { role: 'assistant', content: said }, observed: { role: 'user', content } });
+    this.#add({ said: { role: 'assistant', content: said }, observed: { role: 'user', content } });
   }
 
   /**
@@ -88,35 +93,52 @@ export class PromptBuilder {
             ],
           }),
     };
-    this.#turns.push(turn);
+    this.#add(turn);
+  }
+
+  #add(turn: Turn): void {
+    const turns = this.#turns;
+    if (this.#count === turns.length) {
+      const grown = new Array<Turn | undefined>(Math.max(2, turns.length * 2));
+      for (let i = 0; i < turns.length; i++) grown[i] = turns[i];
+      this.#turns = grown;
+    }
+    this.#turns[this.#count++] = turn;
   }
 
   messages(finalStep: boolean): ChatMessage[] {
     const turns = this.#turns;
-    const firstFull = turns.length - this.limits.historyFullSteps;
+    const count = this.#count;
+    const firstFull = count - this.limits.historyFullSteps;
     let size = 2;
-    for (const turn of turns) size += finalStep || turn.native === undefined ? 2 : turn.native.length;
+    for (let i = 0; i < count; i++) {
+      const native = (turns[i] as Turn).native;
+      size += finalStep || native === undefined ? 2 : native.length;
+    }
     // Sized once (no growth): a run in flight holds this array while the model thinks.
     const messages = new Array<ChatMessage>(size);
     messages[0] = finalStep ? this.#lastStep : this.#withTools;
     messages[1] = this.#query;
     let at = 2;
-    for (let i = 0; i < turns.length; i++) {
+    for (let i = 0; i < count; i++) {
       const turn = turns[i] as Turn;
-      const short = i < firstFull;
+      if (i < firstFull && i >= this.#summarized) this.#summarize(turn);
       if (!finalStep && turn.native !== undefined) {
-        const native = short ? (turn.nativeShort ??= turn.native.map((m) => this.#shorten(m))) : turn.native;
-        for (const message of native) messages[at++] = message;
+        for (const message of turn.native) messages[at++] = message;
         continue;
       }
-      if (short) {
-        turn.saidShort ??= this.#shorten(turn.said);
-        turn.observedShort ??= this.#shorten(turn.observed);
-      }
-      messages[at++] = short ? (turn.saidShort as ChatMessage) : turn.said;
-      messages[at++] = short ? (turn.observedShort as ChatMessage) : turn.observed;
+      messages[at++] = turn.said;
+      messages[at++] = turn.observed;
     }
+    if (firstFull > this.#summarized) this.#summarized = firstFull;
     return messages;
+  }
+
+  /** An older step: from now on only its short forms are sent (and kept). */
+  #summarize(turn: Turn): void {
+    turn.said = this.#shorten(turn.said);
+    turn.observed = this.#shorten(turn.observed);
+    if (turn.native !== undefined) turn.native = turn.native.map((m) => this.#shorten(m));
   }
 
   #shorten(message: ChatMessage): ChatMessage {

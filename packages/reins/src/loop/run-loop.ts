@@ -15,7 +15,7 @@ import type { ApprovalOutcome, Approvals } from './approvals.js';
 import { pauseForApproval } from './pause-for-approval.js';
 import type { ToolProgress } from '../tool.js';
 import { sayDecision, type PromptBuilder } from './prompt.js';
-import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
+import { resolveTurn, type PlannedCall, type Resolution, type TurnState } from './resolve-turn.js';
 import { ActionKeys } from './action-keys.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import type { DecisionParse } from '../decision/index.js';
@@ -80,7 +80,9 @@ export function runLoop(ctx: LoopContext, end: LoopEnd): void {
  * the async `run` keeps a small frame while a model call is pending (its frame was ~470
  * bytes of every run in flight); a phase that has to wait returns a promise, made only then.
  */
-class ReactLoop implements StepSource, ToolProgressSink, ApprovalGate, RunTally, FanOutLoop, AbortWatcher {
+class ReactLoop
+  implements StepSource, ToolProgressSink, ApprovalGate, RunTally, FanOutLoop, AbortWatcher, TurnState
+{
   readonly ctx: LoopContext;
   /** The run's act environment; this loop is the sink of its tools' progress reports. */
   readonly #act: ActEnv;
@@ -92,8 +94,10 @@ class ReactLoop implements StepSource, ToolProgressSink, ApprovalGate, RunTally,
    */
   #reasonFrom: number | undefined;
   readonly demo: boolean;
-  // What resolveTurn reads, kept as one object instead of a new one per step.
-  readonly turn = { actions: new ActionKeys(), forcedFinal: false };
+  // What resolveTurn reads (`TurnState`): the loop itself, no object per step or per run.
+  readonly actions = new ActionKeys();
+  /** A repeated action was refused: the next step is the forced final one. */
+  forcedFinal = false;
   inputTokens = 0;
   outputTokens = 0;
   completed = 0;
@@ -153,7 +157,7 @@ class ReactLoop implements StepSource, ToolProgressSink, ApprovalGate, RunTally,
           if (call === undefined) return;
           // The adapter's own promise, awaited directly: no promise of ours per step. An
           // abort ends the run from `runAborted` even if the adapter never settles.
-          let result: ModelResult;
+          let result: ModelResult | undefined;
           if (isThenable(call)) {
             try {
               result = (await call) as ModelResult;
@@ -162,6 +166,7 @@ class ReactLoop implements StepSource, ToolProgressSink, ApprovalGate, RunTally,
             }
           } else result = call;
           const next = this.#answered(result);
+          result = undefined; // not held while the next model call is pending (the frame outlives the step)
           if (next === false || (next !== true && !(await next))) return;
         }
       } catch (thrown) {
@@ -191,7 +196,7 @@ class ReactLoop implements StepSource, ToolProgressSink, ApprovalGate, RunTally,
       return undefined;
     }
     const step = ++this.#step;
-    const finalStep = step >= limits.maxSteps || this.turn.forcedFinal;
+    const finalStep = step >= limits.maxSteps || this.forcedFinal;
     this.#finalStep = finalStep;
     this.#reasonStart = this.#reasonFrom ?? deps.now();
     this.#reasonFrom = undefined;
@@ -257,7 +262,7 @@ class ReactLoop implements StepSource, ToolProgressSink, ApprovalGate, RunTally,
       reasonEnd,
     );
 
-    const next = resolveTurn(parse, this.turn, finalStep, limits.maxCallsPerStep);
+    const next = resolveTurn(parse, this, finalStep, limits.maxCallsPerStep);
     if (next.kind === 'answer' || next.kind === 'stop') {
       // Only on the way out: a run without `clarify` pays nothing per step for it.
       if (next.kind === 'answer' && next.intent === 'ask' && this.ctx.clarify !== undefined && !finalStep) {
@@ -371,10 +376,10 @@ class ReactLoop implements StepSource, ToolProgressSink, ApprovalGate, RunTally,
     const { tool, input } = next;
     const actId = this.actEvent(step, tool, input, actStart);
     if (next.kind === 'act') {
-      this.turn.actions.set(next.key, step);
+      this.actions.set(next.key, step);
       return actOn({ actId, tool, input }, this.#act, actStart);
     }
-    this.turn.forcedFinal = true;
+    this.forcedFinal = true;
     const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
     return refusal(actId, tool, 'REPEATED_ACTION', message);
   }

@@ -1,8 +1,9 @@
 import type { DecisionParse, ParseVia } from '../decision/index.js';
-import type { ActStep, EventDraft, ObserveStep, ReasonStep } from '../events.js';
+import type { ActStep, ObserveStep, ReasonStep, StartEvent } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import type { ModelResult } from '../model.js';
 import type { Observation } from '../observation.js';
+import { okObservation } from './observe.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 
 // The events of a run's steps as the loop appends them: `start`, then per model step
@@ -65,19 +66,39 @@ export interface StartFacts {
   readonly conversationId?: string | undefined;
 }
 
-/** The `start` event of a run. */
-export function startDraft(facts: StartFacts): EventDraft {
+/** The `start` event of a run (born with the slots the log stamps). */
+export function startDraft(facts: StartFacts): StartEvent {
   const { agent, model, query, tools, limits, timeouts, conversationId } = facts;
+  const name = model.name;
+  const demo = model.demo === true;
+  if (conversationId === undefined) {
+    return {
+      type: 'start',
+      agent,
+      model: name,
+      demo,
+      query,
+      tools,
+      limits,
+      timeouts,
+      runId: '',
+      seq: -1,
+      at: 0,
+    };
+  }
   return {
     type: 'start',
     agent,
-    model: model.name,
-    demo: model.demo === true,
+    model: name,
+    demo,
     query,
     tools,
     limits,
     timeouts,
-    ...(conversationId === undefined ? {} : { conversationId }),
+    conversationId,
+    runId: '',
+    seq: -1,
+    at: 0,
   };
 }
 
@@ -128,3 +149,31 @@ export function observeDraft(
     at: endedAt,
   };
 }
+
+/**
+ * Event times in tagged fields. V8 keeps a field that has only ever held numbers as a
+ * "double" field, with a box of its own per object and field (16 bytes each, ~13 per tool
+ * step); a tagged field points at the number, so the fields and events that hold the same
+ * time (an act's start, end and `at`, which are also its reason's end and its observation's
+ * start) share one box. Storing a non-number once, here at load, turns these shapes' time
+ * fields tagged for good (~350 bytes less per run after three tool steps, see bench/).
+ */
+function shareTimeBoxes(): void {
+  const loosen = (event: object, ...keys: string[]): void => {
+    for (const key of keys) (event as Record<string, unknown>)[key] = undefined;
+  };
+  const times = ['startedAt', 'endedAt', 'durationMs', 'at'];
+  const observation = okObservation('', '', undefined, '', 0.5);
+  loosen(observation, 'durationMs');
+  loosen(actDraft(0, '', '', undefined, 0.5, ''), ...times);
+  loosen(observeDraft(0, observation, 0.5, 1.5, ''), ...times);
+  const usage = { inputTokens: 0, outputTokens: 0 };
+  const parse = {
+    ok: true,
+    value: { kind: 'final', thought: '', final: '' },
+    via: 'clean',
+    raw: '',
+  } as const;
+  loosen(reasonDraft(0, 0.5, 1.5, '', false, { ok: true, text: '', usage }, parse, ''), ...times);
+}
+shareTimeBoxes();
