@@ -146,15 +146,16 @@ class ReactLoop
     end.loopEnded();
   }
 
-  /** Never rejects; calls `finish` when it returns. */
+  /**
+   * Never rejects; calls `finish` when it returns. One `try` and no `finally`: every block of
+   * those adds registers to the frame a run in flight keeps while its model call is pending.
+   */
   async run(): Promise<void> {
-    const { log, abort } = this.ctx;
-    try {
-      this.#begin();
+    if (this.#begin()) {
       try {
         for (;;) {
           const call = this.#ask();
-          if (call === undefined) return;
+          if (call === undefined) break;
           // The adapter's own promise, awaited directly: no promise of ours per step. An
           // abort ends the run from `runAborted` even if the adapter never settles.
           let result: ModelResult | undefined;
@@ -167,25 +168,36 @@ class ReactLoop
           } else result = call;
           const next = this.#answered(result);
           result = undefined; // not held while the next model call is pending (the frame outlives the step)
-          if (next === false || (next !== true && !(await next))) return;
+          if (next === false || (next !== true && !(await next))) break;
         }
       } catch (thrown) {
         this.#failed(thrown);
-      } finally {
-        abort.unwatch();
       }
-    } catch (thrown) {
-      lastResort(log, thrown);
-    } finally {
-      this.finish();
+      this.ctx.abort.unwatch();
     }
+    this.finish();
   }
 
-  #begin(): void {
+  /** The `start` event, then the run listens for its abort; false when even that failed (the log is ended). */
+  #begin(): boolean {
     const { model, limits, log, prompt, agent, toolNames: tools, timeouts, conversationId } = this.ctx;
-    const start = startDraft({ agent, model, query: prompt.query, tools, limits, timeouts, conversationId });
-    this.started = log.append(start, this.started).at;
-    this.ctx.abort.watch(this);
+    try {
+      const start = startDraft({
+        agent,
+        model,
+        query: prompt.query,
+        tools,
+        limits,
+        timeouts,
+        conversationId,
+      });
+      this.started = log.append(start, this.started).at;
+      this.ctx.abort.watch(this);
+      return true;
+    } catch (thrown) {
+      lastResort(log, thrown);
+      return false;
+    }
   }
 
   /** Starts the next model step's call: its pending result, or `undefined` when the run has ended. */
@@ -348,19 +360,23 @@ class ReactLoop
    */
   #failed(thrown: unknown): void {
     const log = this.ctx.log;
-    const last = log.events.at(-1);
-    if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
-      this.ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
-      this.ctx.clarify?.clarifications.close();
-      if (log.closed) log.reopen();
-    }
-    if (!log.closed) {
-      log.append({
-        type: 'error',
-        code: 'INTERNAL',
-        message: `reins loop failed: ${describeThrown(thrown)}`,
-      });
-      appendDone(this, 'error');
+    try {
+      const last = log.events.at(-1);
+      if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
+        this.ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
+        this.ctx.clarify?.clarifications.close();
+        if (log.closed) log.reopen();
+      }
+      if (!log.closed) {
+        log.append({
+          type: 'error',
+          code: 'INTERNAL',
+          message: `reins loop failed: ${describeThrown(thrown)}`,
+        });
+        appendDone(this, 'error');
+      }
+    } catch (again) {
+      lastResort(log, again); // failed even at ending its log
     }
   }
 
