@@ -2,7 +2,7 @@ import type { Observation } from '../observation.js';
 import type { ActionKeys } from './action-keys.js';
 import { actOn } from './execute-action.js';
 import type { PlannedCall } from './resolve-turn.js';
-import type { LoopContext } from './run-loop.js';
+import type { LoopContext } from './loop-context.js';
 import { scheduleCalls } from './schedule-calls.js';
 import { refusal, runsAlone } from './step-rules.js';
 

@@ -6,7 +6,7 @@ import type { Degraded } from '../observation.js';
 import { stopReasonOf } from './abort-reasons.js';
 import type { EventLog } from './event-log.js';
 import type { Resolution } from './resolve-turn.js';
-import type { LoopContext } from './run-loop.js';
+import type { LoopContext } from './loop-context.js';
 import { observationsOf } from './step-rules.js';
 import { stopNotice } from './stop-notice.js';
 
@@ -107,5 +107,32 @@ export function lastResort(log: EventLog, thrown: unknown): void {
     log.append({ type: 'done', status: 'error', steps: 0, usage: NO_USAGE, durationMs: 0 });
   } catch {
     // Nothing is left to tell: `result` reports the incomplete log.
+  }
+}
+
+/**
+ * A bug in the loop, or a value it could not handle: still end the log, with the real step
+ * count and usage, so no consumer hangs and the evidence stays true. A pause the run was in
+ * ends with it; if even ending the log fails, `lastResort`.
+ */
+export function endFailed(run: RunTally, thrown: unknown): void {
+  const { log, approvals, clarify } = run.ctx;
+  try {
+    const last = log.events.at(-1);
+    if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
+      approvals?.close(); // nothing may run after this: the pause ends with the run
+      clarify?.clarifications.close();
+      if (log.closed) log.reopen();
+    }
+    if (!log.closed) {
+      log.append({
+        type: 'error',
+        code: 'INTERNAL',
+        message: `reins loop failed: ${describeThrown(thrown)}`,
+      });
+      appendDone(run, 'error');
+    }
+  } catch (again) {
+    lastResort(log, again); // failed even at ending its log
   }
 }

@@ -1,67 +1,26 @@
-import { decisionFromToolCalls, parseDecision } from '../decision/index.js';
-import type { ActStep, RunStatus } from '../events.js';
-import type { RunLimits } from '../limits.js';
-import type { Model, ModelResult, ToolSpec } from '../model.js';
-import { isThenable } from '../util/is-thenable.js';
-import type { Degraded, Observation } from '../observation.js';
-import type { RunDeps } from '../util/deps.js';
-import { modelBreach, startModelCall } from './call-model.js';
-import { StepRequest, type AbortWatcher, type RunAbort, type StepSource } from './run-abort.js';
-import type { EventLog } from './event-log.js';
-import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
-import { actOn } from './execute-action.js';
-import type { ActEnv, ApprovalGate, ToolProgressSink } from './act-env.js';
-import type { ApprovalOutcome, Approvals } from './approvals.js';
-import { pauseForApproval } from './pause-for-approval.js';
-import type { ToolProgress } from '../tool.js';
-import { sayDecision, type PromptBuilder } from './prompt.js';
-import { resolveTurn, type PlannedCall, type Resolution, type TurnState } from './resolve-turn.js';
-import { ActionKeys } from './action-keys.js';
-import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
-import type { DecisionParse } from '../decision/index.js';
+import { decisionFromToolCalls, parseDecision, type DecisionParse } from '../decision/index.js';
 import { loadRepairParsers, repairMisses, repairParsersReady } from '../decision/repair-parsers.js';
-import type { ClarifyOptions, Clarifications } from '../plan/clarify.js';
-import { refusal } from './step-rules.js';
-import { actDraft, observeDraft, reasonDraft, startDraft } from './step-events.js';
-import { askInLoop } from './react-ask.js';
-import type { AnswerFormat } from '../answer-format.js';
+import type { ActStep, RunStatus } from '../events.js';
+import type { ModelResult } from '../model.js';
+import type { Degraded, Observation } from '../observation.js';
+import type { ToolProgress } from '../tool.js';
+import { isThenable } from '../util/is-thenable.js';
+import type { ActEnv, ApprovalGate, ToolProgressSink } from './act-env.js';
+import { ActionKeys } from './action-keys.js';
+import type { ApprovalOutcome } from './approvals.js';
+import { modelBreach, startModelCall } from './call-model.js';
+import { actOn } from './execute-action.js';
 import { actMany, type FanOutLoop } from './fan-out.js';
-import { appendDone, endAborted, endWith, lastResort, type RunTally } from './run-ending.js';
-import { describeThrown } from '../errors.js';
-
-export interface LoopContext {
-  readonly agent: string;
-  readonly conversationId?: string | undefined;
-  readonly model: Model;
-  readonly specs: readonly ToolSpec[];
-  readonly toolNames: readonly string[];
-  readonly timeouts: TimeoutHierarchy;
-  /** The run's abort state (`act.signal` is the same object). */
-  readonly abort: RunAbort;
-  readonly prompt: PromptBuilder;
-  readonly limits: RunLimits;
-  readonly act: ActEnv;
-  readonly log: EventLog;
-  readonly deps: RunDeps;
-  /** The run's approvals (a call that needs one pauses the run until its user answers). */
-  readonly approvals?: Approvals | undefined;
-  /** The run's deadline, paused while the run waits for its user. */
-  readonly deadline?: { pause(): void; resume(): void } | undefined;
-  /** Opt-in: an `ask` pauses the run for its user's answer instead of ending it. */
-  readonly clarify?:
-    { readonly clarifications: Clarifications; readonly options: ClarifyOptions } | undefined;
-  /** The decision parser (default `parseDecision`; structured reasoning: `parseReasonedDecision`). */
-  readonly parse?: ((raw: string) => DecisionParse) | undefined;
-  /** The agent's structured answer format: final answers are checked against it. */
-  readonly answer?: AnswerFormat | undefined;
-  /** When the run started (default: now). */
-  readonly startedAt?: number | undefined;
-}
-
-/** Told once when a run's loop has ended, after its timers and listeners are released: its handle. */
-export interface LoopEnd {
-  loopEnded(): void;
-}
+import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
+import type { LoopContext, LoopEnd } from './loop-context.js';
+import { approvalPauseOf, pauseForApproval } from './pause-for-approval.js';
+import { sayDecision } from './prompt.js';
+import { askInLoop } from './react-ask.js';
+import { resolveTurn, type PlannedCall, type Resolution, type TurnState } from './resolve-turn.js';
+import { StepRequest, type AbortWatcher, type RunAbort, type StepSource } from './run-abort.js';
+import { appendDone, endAborted, endFailed, endWith, lastResort, type RunTally } from './run-ending.js';
+import { actDraft, observeDraft, reasonDraft, startDraft } from './step-events.js';
+import { refusal } from './step-rules.js';
 
 /**
  * The ReAct loop: reason → act → observe, at most `maxSteps` model calls. Appends every
@@ -171,7 +130,7 @@ class ReactLoop
           if (next === false || (next !== true && !(await next))) break;
         }
       } catch (thrown) {
-        this.#failed(thrown);
+        endFailed(this, thrown);
       }
       this.ctx.abort.unwatch();
     }
@@ -355,32 +314,6 @@ class ReactLoop
   }
 
   /**
-   * A bug in the loop, or a value it could not handle: still end the log, with the real step
-   * count and usage, so no consumer hangs and the evidence stays true.
-   */
-  #failed(thrown: unknown): void {
-    const log = this.ctx.log;
-    try {
-      const last = log.events.at(-1);
-      if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
-        this.ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
-        this.ctx.clarify?.clarifications.close();
-        if (log.closed) log.reopen();
-      }
-      if (!log.closed) {
-        log.append({
-          type: 'error',
-          code: 'INTERNAL',
-          message: `reins loop failed: ${describeThrown(thrown)}`,
-        });
-        appendDone(this, 'error');
-      }
-    } catch (again) {
-      lastResort(log, again); // failed even at ending its log
-    }
-  }
-
-  /**
    * Appends the act event and acts, from `actStart` (when the reasoning ended); synchronous
    * when the tool answered synchronously.
    */
@@ -418,15 +351,8 @@ class ReactLoop
 
   /** Pauses the run before a call that needs approval (see `pauseForApproval`). */
   requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome> {
-    const { log, deps, limits, approvals, deadline } = this.ctx;
     const pause = {
-      log,
-      deps,
-      approvals,
-      deadline,
-      ttlMs: limits.approvalTtlMs,
-      index: this.completed + 1,
-      aborted: () => this.#act.signal.aborted,
+      ...approvalPauseOf(this.ctx, this.completed + 1),
       done: (status: RunStatus) => appendDone(this, status),
     };
     return pauseForApproval(pause, actId, tool, input);
