@@ -65,14 +65,14 @@ const MUTANTS = [
   [
     'max steps removed',
     `${loop}run-loop.ts`,
-    'step >= limits.maxSteps || this.#turn.forcedFinal',
-    'this.#turn.forcedFinal',
+    'step >= limits.maxSteps || this.forcedFinal',
+    'this.forcedFinal',
   ],
   [
     'last step still offers tools',
     `${loop}run-loop.ts`,
-    'const tools = finalStep ? [] : this.#ctx.specs;',
-    'const tools = this.#ctx.specs;',
+    'const tools = finalStep ? [] : this.ctx.specs;',
+    'const tools = this.ctx.specs;',
   ],
   [
     'repeat guard removed',
@@ -83,15 +83,10 @@ const MUTANTS = [
   [
     'repeat does not force the final step',
     `${loop}run-loop.ts`,
-    'this.#turn.forcedFinal = true;',
-    'this.#turn.forcedFinal = false;',
+    'this.forcedFinal = true;',
+    'this.forcedFinal = false;',
   ],
-  [
-    'deadline removed',
-    `${loop}run-agent.ts`,
-    'const onDeadline = (): void => abort.abort(RUN_DEADLINE);',
-    'const onDeadline = (): void => undefined;',
-  ],
+  ['deadline removed', `${loop}run-abort.ts`, 'this.abort(RUN_DEADLINE);', ''],
   [
     'model call not raced against the signal',
     `${loop}run-loop.ts`,
@@ -106,8 +101,8 @@ const MUTANTS = [
   ],
   [
     'external signal ignored',
-    `${loop}run-agent.ts`,
-    "else external?.addEventListener('abort', cancel, { once: true });",
+    `${loop}run-abort.ts`,
+    "external.addEventListener('abort', cancel, { once: true });",
     '',
   ],
   [
@@ -130,23 +125,23 @@ const MUTANTS = [
   ],
   [
     'output schema not checked',
-    `${loop}execute-action.ts`,
+    `${loop}check-result.ts`,
     'const output = checkAgainst(tool.output, invoked.output, {});',
     'const output = { ok: true as const, value: invoked.output };',
   ],
   [
     'business check skipped',
-    `${loop}execute-action.ts`,
+    `${loop}check-result.ts`,
     'if (tool.check === undefined) return true;',
     'return true;',
   ],
-  ['no sanitizer', `${loop}execute-action.ts`, 'masked = maskPii(output.value);', 'masked = output.value;'],
+  ['no sanitizer', `${loop}check-result.ts`, 'masked = maskPii(output.value);', 'masked = output.value;'],
   ['raw text dropped', `${loop}resolve-turn.ts`, 'text: parse.raw.trim() || EMPTY_REPLY_TEXT', "text: ''"],
   [
     'history window: everything summarized',
     `${loop}prompt.ts`,
-    'const firstFull = turns.length - this.limits.historyFullSteps;',
-    'const firstFull = turns.length;',
+    'const firstFull = count - this.limits.historyFullSteps;',
+    'const firstFull = count;',
   ],
   [
     'observation cap removed',
@@ -238,13 +233,13 @@ const MUTANTS = [
   ['fallback never used', `${loop}execute-action.ts`, '    tool.fallback === undefined ||', '    true ||'],
   [
     'another tenant’s row distinguishable from none',
-    `${loop}execute-action.ts`,
+    `${loop}observe.ts`,
     "if (layer === 'status' && (code === 'NOT_FOUND' || code === 'PERMISSION_DENIED')) {",
     'if (false) {',
   ],
   [
     'large results shown whole',
-    `${loop}execute-action.ts`,
+    `${loop}check-result.ts`,
     'if (json !== undefined && json.length * 3 > limit && utf8Bytes(json) > limit) {',
     'if (false) {',
   ],

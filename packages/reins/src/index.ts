@@ -1,7 +1,8 @@
 // The public API of `reins`. Every export is a promise; this entry imports nothing Node-only.
 export { runAgent, type RunAgentOptions, type AgentRun } from './loop/run-agent.js';
 export { stopNotice, type StopFacts, type StopNoticeWriter } from './loop/stop-notice.js';
-export { executeAction, type ActEnv, type ActRequest } from './loop/execute-action.js';
+export { executeAction } from './loop/execute-action.js';
+export type { ActEnv, ActRequest } from './loop/act-env.js';
 export { resolveTurn, actionKey, type Resolution, type TurnState } from './loop/resolve-turn.js';
 export { toolSpec, toolRegistry } from './loop/tool-catalog.js';
 export {

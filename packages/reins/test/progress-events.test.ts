@@ -40,6 +40,34 @@ describe('streamed model text as progress events', () => {
   });
 });
 
+describe('the delta callback of a request copied by a wrapper', () => {
+  it('still reports to the step the request was made for', async () => {
+    const inner: Model = {
+      name: 'inner',
+      call: (request) => {
+        request.onDelta?.(`step ${request.step}`);
+        const text = request.step === 1 ? act('look', {}) : final('ok');
+        return Promise.resolve({ ok: true, text, usage: { inputTokens: 1, outputTokens: 1 } });
+      },
+    };
+    const wrapper: Model = { name: 'wrapper', call: (request) => inner.call({ ...request }) };
+    const look = defineTool({
+      name: 'look',
+      description: 'look',
+      input: z.object({}),
+      output: z.object({}),
+      readOnly: true,
+      run: () => ({}),
+    });
+    const events = await collect(runAgent({ query: 'q', model: wrapper, tools: [look] }));
+    const deltas = events.filter((e) => e.type === 'step' && e.phase === 'progress');
+    expect(deltas.map((e) => [e.type === 'step' && e.index, (e as { text: string }).text])).toEqual([
+      [1, 'step 1'],
+      [2, 'step 2'],
+    ]);
+  });
+});
+
 describe("tools' progress reports as progress events", () => {
   it('become live progress steps of the act (sanitized, capped); reports after the call settled are dropped', async () => {
     let keep: ToolContext | undefined;

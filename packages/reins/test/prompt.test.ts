@@ -51,6 +51,41 @@ describe('prompt', () => {
     expect(said).toHaveLength(3);
     expect(said[0]?.content).toMatch(/more characters not shown/); // older replies are cut too
     expect(said[2]?.content).toContain(long('c'));
+    // A step in the window is sent in full; once it leaves the window, cut (calls[2] saw b in full).
+    const before = (model.calls[2]?.messages ?? []).filter((m) => m.content.startsWith('Observation'));
+    expect(before.map((m) => m.content.includes(long('b')))).toEqual([false, true]);
+  });
+
+  it('sends native steps as tool messages while tools are offered, text otherwise, and cuts both out of the window', async () => {
+    const long = (c: string) => c.repeat(400);
+    const model = scriptModel([
+      { toolCalls: [{ id: 'n1', name: 'echo', arguments: JSON.stringify({ text: long('a') }) }] },
+      act('echo', { text: long('b') }),
+      { toolCalls: [{ id: 'n3', name: 'echo', arguments: JSON.stringify({ text: long('c') }) }] },
+      final('done'),
+    ]);
+    await runAgent({
+      query: 'q',
+      model,
+      tools: [echo],
+      limits: { maxSteps: 5, historyFullSteps: 1, summaryChars: 100 },
+    }).result;
+    const shape = (i: number): string[] =>
+      (model.calls[i]?.messages ?? [])
+        .slice(2)
+        .map((m) => `${m.role}:${m.content.includes('more characters not shown') ? 'cut' : 'full'}`);
+    expect(shape(1)).toEqual(['assistant:full', 'tool:full']); // step 1, native, in the window
+    expect(shape(2)).toEqual(['assistant:full', 'tool:cut', 'assistant:full', 'user:full']);
+    expect(shape(3)).toEqual([
+      'assistant:full',
+      'tool:cut',
+      'assistant:cut',
+      'user:cut',
+      'assistant:full',
+      'tool:full',
+    ]);
+    const tool = model.calls[3]?.messages.find((m) => m.role === 'tool');
+    expect(tool).toMatchObject({ toolCallId: 'n1', name: 'echo' });
   });
 
   it('caps a single huge observation shown to the model', async () => {

@@ -153,6 +153,25 @@ describe('run record', () => {
     expect(buildRunRecord(run.events)).toEqual(record); // derived from the log, nothing else
   });
 
+  it('keeps its JSON keys in one order, leaving out what does not apply', async () => {
+    const keysOf = async (run: ReturnType<typeof runAgent>): Promise<string[]> =>
+      Object.keys(JSON.parse(JSON.stringify(await run.result)) as object);
+    const head = ['schema_version', 'run_id', 'agent', 'model', 'demo', 'query', 'status'];
+    const tail = ['limits', 'usage', 'model_steps', 'started_at', 'ended_at', 'duration_ms', 'steps'];
+    const answered = runAgent({ query: 'q', model: scriptModel([final('ok')]), tools: [] });
+    expect(await keysOf(answered)).toEqual([...head, 'final_answer', 'format', 'intent', ...tail]);
+    const failed = runAgent({ query: 'q', model: scriptModel([]), tools: [] }); // script exhausted
+    expect(await keysOf(failed)).toEqual([...head, 'final_answer', 'format', 'intent', 'error', ...tail]);
+    const limited = runAgent({
+      query: 'q',
+      model: scriptModel([act('nope', {}), act('nope', { x: 1 })]),
+      tools: [],
+      limits: { maxSteps: 2 },
+    });
+    const stopped = await keysOf(limited);
+    expect(stopped).toEqual([...head, 'stop_reason', 'final_answer', 'format', 'intent', ...tail]);
+  });
+
   it('refuses to build a record from an incomplete log', () => {
     expect(() => buildRunRecord([])).toThrow(/complete log/);
   });

@@ -65,6 +65,64 @@ describe('a model that ignores its signal', () => {
   });
 });
 
+describe('a value the loop cannot handle ends the run, never hangs it', () => {
+  /** Replies in order; the reply at `breakAt` has a `usage` that throws `thrown` when read. */
+  const breakingModel = (replies: string[], breakAt: number, thrown: unknown): Model => {
+    let call = 0;
+    return {
+      name: 'breaking',
+      call: () => {
+        const text = replies[call] ?? '';
+        const usage = { inputTokens: 2, outputTokens: 1 };
+        const result =
+          ++call === breakAt
+            ? {
+                ok: true as const,
+                text,
+                get usage(): typeof usage {
+                  throw thrown;
+                },
+              }
+            : { ok: true as const, text, usage };
+        return Promise.resolve(result);
+      },
+    };
+  };
+  const look = defineTool({
+    name: 'look',
+    description: 'look',
+    input: z.object({}),
+    output: z.object({}),
+    readOnly: true,
+    run: () => ({}),
+  });
+
+  it('with an error event and done(error) that keep the steps and usage so far', async () => {
+    const model = breakingModel([act('look', {}), final('x')], 2, new Error('broken usage'));
+    const run = runAgent({ query: 'q', model, tools: [look] });
+    const record = await run.result;
+    expect(run.events.slice(-2)).toMatchObject([
+      { type: 'error', code: 'INTERNAL', message: 'reins loop failed: broken usage' },
+      { type: 'done', status: 'error', steps: 1, usage: { inputTokens: 2, outputTokens: 1 } },
+    ]);
+    expect(record).toMatchObject({ status: 'error', model_steps: 1 });
+  });
+
+  it('and when even ending it fails, the last resort still ends the log', async () => {
+    const unprintable = {
+      toJSON(): never {
+        throw new Error('cannot describe it');
+      },
+    };
+    const run = runAgent({ query: 'q', model: breakingModel([final('x')], 1, unprintable), tools: [] });
+    expect((await run.result).status).toBe('error');
+    expect(run.events.slice(-2)).toMatchObject([
+      { type: 'error', code: 'INTERNAL', message: 'reins loop failed: cannot describe it' },
+      { type: 'done', status: 'error', steps: 0, durationMs: 0 },
+    ]);
+  });
+});
+
 describe('input strictness does not depend on how the tool was declared', () => {
   const plain: AnyTool = {
     // Not built with defineTool, and its schemas are not strict: keys must still not be dropped silently.

@@ -6,7 +6,7 @@ import type { RunDeps } from '../util/deps.js';
 import { RUN_CANCELLED, RUN_OUTCOME_UNKNOWN } from './abort-reasons.js';
 import type { Approvals } from './approvals.js';
 import { EventLog } from './event-log.js';
-import type { ActEnv } from './execute-action.js';
+import type { ActEnv } from './act-env.js';
 import type { EventSink } from './log-writer.js';
 import type { RunAbort } from './run-abort.js';
 import { RunReplay } from './run-replay.js';

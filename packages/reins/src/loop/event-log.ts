@@ -29,8 +29,8 @@ export class EventLog {
   readonly #published: RunEvent[];
   readonly #writer: LogWriter | undefined;
   #replay: RunReplay | undefined;
-  // Iterators waiting for the next event: usually none or one.
-  readonly #waiters = new CallbackList();
+  // Iterators waiting for the next event: usually none or one; made when the first one waits.
+  #waiters: CallbackList | undefined;
   // Callers waiting for the run to stop (end or pause); made when the first one asks.
   #stopWaiters: CallbackList | undefined;
   #closed = false;
@@ -97,7 +97,7 @@ export class EventLog {
         // A recorded pause that the history goes on past is not where the run stops now: only
         // a `done` that uses the history up is a stop readers are woken for.
         this.#pausedInHistory = recorded.type === 'done' && recorded.seq < replay.lastSeq;
-        this.#waiters.drain();
+        this.#waiters?.drain();
         if (recorded.type === 'done' && !this.#pausedInHistory) this.#stopWaiters?.drain();
         return recorded;
       }
@@ -113,7 +113,7 @@ export class EventLog {
     if (event.type === 'done') this.#note(event as RunEvent);
     if (this.#writer !== undefined) this.#writer.enqueue(event as RunEvent);
     else {
-      this.#waiters.drain();
+      this.#waiters?.drain();
       if (event.type === 'done') this.#stopWaiters?.drain();
     }
     return event as RunEvent;
@@ -154,7 +154,7 @@ export class EventLog {
 
   /** Calls `wake` once, at the next published event. */
   onNextAppend(wake: () => void): void {
-    this.#waiters.add(wake);
+    (this.#waiters ??= new CallbackList()).add(wake);
   }
 
   #lastDone: Extract<RunEvent, { type: 'done' }> | undefined;
@@ -175,7 +175,7 @@ export class EventLog {
       published.push(event);
       if (event.type === 'done') stopped = true;
     }
-    this.#waiters.drain();
+    this.#waiters?.drain();
     if (stopped) this.#stopWaiters?.drain();
   }
 }

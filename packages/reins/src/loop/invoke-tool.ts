@@ -3,7 +3,7 @@ import type { ObservationStatus } from '../observation.js';
 import type { Principal } from '../principal.js';
 import type { AnyTool, ToolContext, ToolProgress } from '../tool.js';
 import { RUN_DEADLINE, TOOL_TIMEOUT } from './abort-reasons.js';
-import type { ActEnv, ToolProgressSink } from './execute-action.js';
+import type { ActEnv, ToolProgressSink } from './act-env.js';
 import { isThenable } from '../util/is-thenable.js';
 import type { IBackoff, IBackoffFactory } from 'cockatiel';
 import { loadCockatiel } from '../policies/lazy-cockatiel.js';

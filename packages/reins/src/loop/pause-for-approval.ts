@@ -2,6 +2,7 @@ import type { ApprovalEvent, RunStatus } from '../events.js';
 import type { RunDeps } from '../util/deps.js';
 import { inputHash, type ApprovalOutcome, type Approvals } from './approvals.js';
 import type { EventLog } from './event-log.js';
+import type { LoopContext } from './loop-context.js';
 
 /** What a run lends a pause for approval (ReAct and plan runs alike). */
 export interface ApprovalPause {
@@ -53,4 +54,18 @@ export async function pauseForApproval(
   run.done('awaiting_approval');
   deadline?.pause();
   return answered;
+}
+
+/** The parts of a ReAct run's pause that come from its context (`index`: the waiting call's model step). */
+export function approvalPauseOf(ctx: LoopContext, index: number): Omit<ApprovalPause, 'done'> {
+  const { log, deps, limits, approvals, deadline, act } = ctx;
+  return {
+    log,
+    deps,
+    approvals,
+    deadline,
+    ttlMs: limits.approvalTtlMs,
+    index,
+    aborted: () => act.signal.aborted,
+  };
 }

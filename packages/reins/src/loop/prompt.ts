@@ -5,21 +5,6 @@ import type { Observation } from '../observation.js';
 import { toJson } from '../sanitize/mask-pii.js';
 import { systemPrompts } from './system-prompt.js';
 
-/** One completed model step as the prompt remembers it; short forms are made once, when needed. */
-interface Turn {
-  readonly said: ChatMessage;
-  readonly observed: ChatMessage;
-  saidShort?: ChatMessage;
-  observedShort?: ChatMessage;
-  /**
-   * The same step as native tool-call messages (assistant with `toolCalls`, then one `tool`
-   * message per call), sent on steps that offer tools; the text form above is sent on the
-   * last step, when no tool definitions go with the request.
-   */
-  readonly native?: readonly ChatMessage[];
-  nativeShort?: readonly ChatMessage[];
-}
-
 /** The provider's side of a native tool-call step, to send back as it was. */
 export interface NativeTurn {
   readonly text: string;
@@ -30,12 +15,30 @@ export interface NativeTurn {
  * The messages of each model step: the system prompt (built once per configuration), the
  * query, then the history window — the last `historyFullSteps` steps in full, older ones
  * cut to `summaryChars`. Any one observation is capped at `observationChars`.
+ *
+ * Each completed step is remembered as two messages, what the model said and what it
+ * observed, kept flat in one array (no object per step). A step older than the window is
+ * only ever sent cut: its messages are then replaced by their short forms, and the full texts
+ * are not kept for the rest of the run.
  */
 export class PromptBuilder {
   readonly #withTools: ChatMessage;
   readonly #lastStep: ChatMessage;
   readonly #query: ChatMessage;
-  readonly #turns: Turn[] = [];
+  /**
+   * The steps' said / observed messages, step by step: the first `2 × #count` slots (grown by
+   * doubling: a first `push` makes 17 slots, ~100 bytes a run does not use).
+   */
+  #history: (ChatMessage | undefined)[] = [];
+  #count = 0;
+  /**
+   * A step of native tool calls as sent back on steps that offer tools (assistant with
+   * `toolCalls`, then one `tool` message per call), by step; made for the first such step.
+   * The text form is sent on the last step, when no tool definitions go with the request.
+   */
+  #native: (readonly ChatMessage[] | undefined)[] | undefined;
+  /** How many of the first steps hold only their short forms. */
+  #summarized = 0;
 
   constructor(
     readonly query: string,
@@ -51,10 +54,7 @@ export class PromptBuilder {
 
   /** Adds a completed step: what the model said (normalized when it parsed) and what it observed. */
   remember(said: string, observation: Observation): void {
-    this.#turns.push({
-      said: { role: 'assistant', content: said },
-      observed: { role: 'user', content: this.#describe(observation) },
-    });
+    this.#add({ role: 'assistant', content: said }, { role: 'user', content: this.#describe(observation) });
   }
 
   /** Adds a step that asked the user: the question as the model wrote it, and the answer. */
@@ -62,7 +62,7 @@ export class PromptBuilder {
     const content = defaulted
       ? `No answer came from the user; the configured default is used: ${answer}`
       : `Answer from the user: ${answer}`;
-    this.#turns.push({ said: { role: 'assistant', content: said }, observed: { role: 'user', content } });
+    this.#add({ role: 'assistant', content: said }, { role: 'user', content });
   }
 
   /**
@@ -71,52 +71,69 @@ export class PromptBuilder {
    */
   rememberMany(decision: Decision, observations: readonly Observation[], native?: NativeTurn): void {
     const lines = observations.map((observation) => this.#describe(observation));
-    const turn: Turn = {
-      said: { role: 'assistant', content: sayDecision(decision) },
-      observed: { role: 'user', content: lines.join('\n') },
-      ...(native === undefined
-        ? {}
-        : {
-            native: [
-              { role: 'assistant', content: native.text, toolCalls: native.toolCalls },
-              ...native.toolCalls.map((call, i): ChatMessage => ({
-                role: 'tool',
-                toolCallId: call.id,
-                name: call.name,
-                content: lines[i] ?? NOT_RUN,
-              })),
-            ],
-          }),
-    };
-    this.#turns.push(turn);
+    if (native !== undefined) {
+      (this.#native ??= [])[this.#count] = [
+        { role: 'assistant', content: native.text, toolCalls: native.toolCalls },
+        ...native.toolCalls.map((call, i): ChatMessage => ({
+          role: 'tool',
+          toolCallId: call.id,
+          name: call.name,
+          content: lines[i] ?? NOT_RUN,
+        })),
+      ];
+    }
+    this.#add(
+      { role: 'assistant', content: sayDecision(decision) },
+      { role: 'user', content: lines.join('\n') },
+    );
+  }
+
+  #add(said: ChatMessage, observed: ChatMessage): void {
+    let all = this.#history;
+    const at = this.#count * 2;
+    if (at === all.length) {
+      const grown = new Array<ChatMessage | undefined>(Math.max(4, all.length * 2));
+      for (let i = 0; i < all.length; i++) grown[i] = all[i];
+      this.#history = all = grown;
+    }
+    all[at] = said;
+    all[at + 1] = observed;
+    this.#count++;
   }
 
   messages(finalStep: boolean): ChatMessage[] {
-    const turns = this.#turns;
-    const firstFull = turns.length - this.limits.historyFullSteps;
-    let size = 2;
-    for (const turn of turns) size += finalStep || turn.native === undefined ? 2 : turn.native.length;
+    const count = this.#count;
+    const firstFull = count - this.limits.historyFullSteps;
+    const native = finalStep ? undefined : this.#native;
+    let size = 2 + count * 2;
+    if (native !== undefined) for (const turn of native) if (turn !== undefined) size += turn.length - 2;
     // Sized once (no growth): a run in flight holds this array while the model thinks.
     const messages = new Array<ChatMessage>(size);
     messages[0] = finalStep ? this.#lastStep : this.#withTools;
     messages[1] = this.#query;
     let at = 2;
-    for (let i = 0; i < turns.length; i++) {
-      const turn = turns[i] as Turn;
-      const short = i < firstFull;
-      if (!finalStep && turn.native !== undefined) {
-        const native = short ? (turn.nativeShort ??= turn.native.map((m) => this.#shorten(m))) : turn.native;
-        for (const message of native) messages[at++] = message;
+    for (let i = 0; i < count; i++) {
+      if (i < firstFull && i >= this.#summarized) this.#summarize(i);
+      const turn = native?.[i];
+      if (turn !== undefined) {
+        for (const message of turn) messages[at++] = message;
         continue;
       }
-      if (short) {
-        turn.saidShort ??= this.#shorten(turn.said);
-        turn.observedShort ??= this.#shorten(turn.observed);
-      }
-      messages[at++] = short ? (turn.saidShort as ChatMessage) : turn.said;
-      messages[at++] = short ? (turn.observedShort as ChatMessage) : turn.observed;
+      messages[at++] = this.#history[i * 2] as ChatMessage;
+      messages[at++] = this.#history[i * 2 + 1] as ChatMessage;
     }
+    if (firstFull > this.#summarized) this.#summarized = firstFull;
     return messages;
+  }
+
+  /** Step `i` left the window: from now on only its short forms are sent (and kept). */
+  #summarize(i: number): void {
+    const all = this.#history;
+    all[i * 2] = this.#shorten(all[i * 2] as ChatMessage);
+    all[i * 2 + 1] = this.#shorten(all[i * 2 + 1] as ChatMessage);
+    const native = this.#native;
+    const turn = native?.[i];
+    if (native !== undefined && turn !== undefined) native[i] = turn.map((m) => this.#shorten(m));
   }
 
   #shorten(message: ChatMessage): ChatMessage {

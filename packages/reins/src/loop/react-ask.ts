@@ -1,7 +1,7 @@
 import type { RunStatus, StopReason } from '../events.js';
 import { askUser } from '../plan/ask-user.js';
 import { writeStopNotice } from './stop-notice.js';
-import type { LoopContext } from './run-loop.js';
+import type { LoopContext } from './loop-context.js';
 
 /** How the loop ends its log from here (its own counters and usage). */
 export interface AskEnding {

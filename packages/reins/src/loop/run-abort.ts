@@ -1,6 +1,8 @@
 import type { ChatMessage, ModelRequest, ToolSpec } from '../model.js';
 import { CallbackList } from '../util/callback-list.js';
-import { INTERNAL, withOwnSignal } from '../util/own-lazy-signal.js';
+import { INTERNAL, withOwnSignalAndDelta } from '../util/own-lazy-signal.js';
+import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
+import { QueuedDeadline } from './deadline-queue.js';
 
 /** The part of `AbortSignal` the runtime itself uses; an `AbortSignal` satisfies it. */
 export interface AbortLike {
@@ -10,17 +12,30 @@ export interface AbortLike {
   removeEventListener(type: 'abort', listener: () => void): void;
 }
 
+/** Told first when a run aborts: its loop (one object per run, not a listener closure). */
+export interface AbortWatcher {
+  runAborted(): void;
+}
+
 /**
  * A run's abort state. Its own listeners are kept in a `CallbackList`, and the real
  * `AbortController` is made only when something reads `signal` (a model adapter passing it
  * to fetch): on Node 20 creating one costs ~2 µs and a listener on it ~5 µs, more than a
- * whole zero-latency model step.
+ * whole zero-latency model step. It also holds what aborts the run from outside — its
+ * deadline (a `QueuedDeadline`, or a pausable `RunDeadline`) and the caller's signal — and
+ * releases them when the run ends.
  */
-export class RunAbort implements AbortLike {
+export class RunAbort extends QueuedDeadline implements AbortLike {
   #aborted = false;
   #reason: unknown;
   #controller: AbortController | undefined;
-  readonly #listeners = new CallbackList();
+  /** Made when the first listener comes (a run's loop is its `#watcher`, not a listener). */
+  #listeners: CallbackList | undefined;
+  #watcher: AbortWatcher | undefined;
+  /** A deadline that can pause (approvals, questions) or is held during a replay, instead of the queued one. */
+  #pausable: { clear(): void } | undefined;
+  /** Stops following the caller's signal (see `follow`). */
+  #unfollow: (() => void) | undefined;
 
   get aborted(): boolean {
     return this.#aborted;
@@ -43,32 +58,76 @@ export class RunAbort implements AbortLike {
     this.#aborted = true;
     this.#reason = reason;
     this.#controller?.abort(reason);
-    this.#listeners.drain();
+    const watcher = this.#watcher;
+    this.#watcher = undefined;
+    watcher?.runAborted();
+    this.#listeners?.drain();
+  }
+
+  /** The run is cancelled (status `cancelled`). */
+  cancel(): void {
+    this.abort(RUN_CANCELLED);
+  }
+
+  deadlinePassed(): void {
+    this.abort(RUN_DEADLINE);
   }
 
   /** Like `AbortSignal`: each listener is called once, on abort; none after. */
   addEventListener(_type: 'abort', listener: () => void): void {
-    if (!this.#aborted) this.#listeners.add(listener);
+    if (!this.#aborted) (this.#listeners ??= new CallbackList()).add(listener);
   }
 
   removeEventListener(_type: 'abort', listener: () => void): void {
-    this.#listeners.remove(listener);
+    this.#listeners?.remove(listener);
+  }
+
+  /** `watcher.runAborted()` runs first when the run aborts (once; none after `unwatch`). */
+  watch(watcher: AbortWatcher): void {
+    if (!this.#aborted) this.#watcher = watcher;
+  }
+
+  unwatch(): void {
+    this.#watcher = undefined;
+  }
+
+  /** Cancels the run when `external` aborts (at once if it has), until `release`. */
+  follow(external: AbortSignal | undefined): void {
+    if (external === undefined) return;
+    if (external.aborted) return this.cancel();
+    const cancel = (): void => this.cancel();
+    external.addEventListener('abort', cancel, { once: true });
+    this.#unfollow = () => external.removeEventListener('abort', cancel);
+  }
+
+  /** Uses `deadline` (which ends the run through `deadlinePassed`) instead of a queued one. */
+  holdDeadline(deadline: { clear(): void }): void {
+    this.#pausable = deadline;
+  }
+
+  /** The run has ended: its deadline and the caller's signal no longer concern it. */
+  release(): void {
+    this.clearDeadline();
+    this.#pausable?.clear();
+    this.#unfollow?.();
+    this.#unfollow = undefined;
   }
 }
 
-/** Where a step request's text deltas go (the loop). */
-export interface DeltaSink {
+/** Where a step request's signal and text deltas come from (the loop). */
+export interface StepSource {
+  readonly abort: RunAbort;
   modelDelta(step: number, text: string): void;
 }
 
 /**
- * One model step's request. `signal` is an own enumerable property — so a wrapper that
- * spreads the request keeps it — computed only when read, so a model that never looks does
- * not make the run's `AbortController` (`withOwnSignal`: the constructor returns a proxy).
+ * One model step's request. `signal` and `onDelta` are own enumerable properties — so a
+ * wrapper that spreads the request keeps them — computed only when read, so a model that
+ * never looks does not make the run's `AbortController`, nor a callback per step
+ * (`withOwnSignalAndDelta`: the constructor returns a proxy).
  */
 export class StepRequest implements ModelRequest {
-  readonly [INTERNAL]: RunAbort;
-  readonly #sink: DeltaSink;
+  readonly [INTERNAL]: StepSource;
 
   constructor(
     readonly messages: readonly ChatMessage[],
@@ -77,18 +136,20 @@ export class StepRequest implements ModelRequest {
     readonly finalStep: boolean,
     readonly timeoutMs: number,
     readonly runId: string,
-    abort: RunAbort,
-    sink: DeltaSink,
+    source: StepSource,
   ) {
-    this[INTERNAL] = abort;
-    this.#sink = sink;
-    return withOwnSignal(this);
+    this[INTERNAL] = source;
+    return withOwnSignalAndDelta(this);
   }
 
   get signal(): AbortSignal {
-    return this[INTERNAL].signal;
+    return this[INTERNAL].abort.signal;
   }
 
-  /** Own and bound (not a prototype method), so a wrapper that spreads the request keeps it. */
-  readonly onDelta = (text: string): void => this.#sink.modelDelta(this.step, text);
+  /** Bound to this step: a wrapper that spreads the request keeps a working callback. */
+  get onDelta(): (text: string) => void {
+    const source = this[INTERNAL];
+    const step = this.step;
+    return (text: string): void => source.modelDelta(step, text);
+  }
 }

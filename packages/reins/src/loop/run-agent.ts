@@ -2,22 +2,22 @@ import type { RunEvent } from '../events.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
 import type { Model } from '../model.js';
 import { ANONYMOUS, type Principal } from '../principal.js';
-import { buildRunRecord, type RunRecord } from '../record.js';
+import type { RunRecord } from '../record.js';
 import type { AnyTool } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
-import type { EventLog } from './event-log.js';
 import { openRunLog, replayDeadline, replayInto, type DurableRunOptions } from './durable-run.js';
 import { PromptBuilder } from './prompt.js';
 import { RunAbort } from './run-abort.js';
 import { runLoop } from './run-loop.js';
-import { RUN_CANCELLED, RUN_DEADLINE } from './abort-reasons.js';
 import { toolSet } from './tool-catalog.js';
 import { sharedTimeoutHierarchy } from '../timeout-hierarchy.js';
 import type { ToolPolicies } from '../policies/tool-policies.js';
-import { readLargeField, type BlobStore } from '../blob-store.js';
+import type { BlobStore } from '../blob-store.js';
 import { Approvals, type ApprovalAnswer, type ApprovalDecision, type PendingApproval } from './approvals.js';
+import { RunHandle } from './run-handle.js';
 import { RunDeadline } from './run-deadline.js';
-import { defaultBlobStore, runActEnv } from './execute-action.js';
+import { runActEnv } from './act-env.js';
+import { defaultBlobStore } from './check-result.js';
 import { parseReasonedDecision } from '../decision/structured-reasoning.js';
 import { preloadLazyParts } from '../lazy-parts.js';
 import {
@@ -133,31 +133,29 @@ export function runAgent(options: RunAgentOptions): AgentRun {
   const blobStore = options.blobStore ?? defaultBlobStore;
 
   const abort = new RunAbort();
-  const cancel = (): void => abort.abort(RUN_CANCELLED);
-  const external = options.signal;
-  if (external?.aborted) cancel();
-  else external?.addEventListener('abort', cancel, { once: true });
+  abort.follow(options.signal);
   const principal = options.principal ?? ANONYMOUS;
   const approvals = mayPause ? new Approvals(principal, deps.now, deps) : undefined;
   const clarifications =
     options.clarify === undefined ? undefined : new Clarifications(principal, deps.now, deps);
-  const onDeadline = (): void => abort.abort(RUN_DEADLINE);
-  // Only a run that can pause (or replays) needs a deadline that can stand still (a plain timer is 72 bytes lighter).
-  const deadline =
-    replay !== undefined
-      ? replayDeadline(deps, limits.deadlineMs, replay, onDeadline)
-      : approvals === undefined && clarifications === undefined
-        ? deps.setTimer(onDeadline, limits.deadlineMs)
-        : new RunDeadline(deps, limits.deadlineMs, onDeadline);
   const act = runActEnv(registry, principal, runId, abort, limits, blobStore, deps, options.policies);
   const model = replayInto(replay, { model: options.model, act, abort, approvals, clarifications });
+  const handle = new RunHandle(runId, log, abort, blobStore, approvals, clarifications);
+  const startedAt = deps.now(); // the deadline's start and the run's (one clock read)
+  // Only a run that can pause (or replays) needs a deadline that can stand still; the others
+  // share one timer per deadline length (`QueuedDeadline`).
+  let deadline: RunDeadline | undefined;
+  if (replay !== undefined || approvals !== undefined || clarifications !== undefined) {
+    const onDeadline = (): void => abort.deadlinePassed();
+    deadline =
+      replay !== undefined
+        ? replayDeadline(deps, limits.deadlineMs, replay, onDeadline)
+        : new RunDeadline(deps, limits.deadlineMs, onDeadline);
+    abort.holdDeadline(deadline);
+  } else abort.startDeadline(deps, limits.deadlineMs, startedAt);
 
-  const cleanup = (): void => {
-    if (deadline instanceof RunDeadline) deadline.clear();
-    else deps.clearTimer(deadline);
-    external?.removeEventListener('abort', cancel);
-  };
-  const finished = runLoop(
+  // The loop ends its own log on errors, releases `abort`'s timers and listeners, then tells the handle.
+  runLoop(
     {
       agent: options.agent ?? 'react',
       conversationId: options.conversationId,
@@ -176,125 +174,15 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       log,
       deps,
       approvals,
-      deadline: deadline instanceof RunDeadline ? deadline : undefined,
+      deadline,
       clarify: clarifications === undefined ? undefined : { clarifications, options: options.clarify ?? {} },
       parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
       answer: options.answer,
       stopNotice: options.stopNotice,
       act,
+      startedAt,
     },
-    cleanup,
-  ); // runLoop ends its own log on errors, and cleans up before it resolves
-
-  return new RunHandle(runId, log, finished, cancel, blobStore, approvals, clarifications);
-}
-
-/**
- * The handle `runAgent` (and `runPlanAgent`) returns. `result` builds the record on first
- * access, so a consumer that only follows events never pays for it. A class rather than an
- * object literal: a literal with per-run getter closures is a dictionary-mode object (~450
- * bytes more per run). Internal: not exported from the package root.
- */
-export class RunHandle implements AgentRun {
-  readonly events: readonly RunEvent[];
-  readonly #log: EventLog;
-  #result: Promise<RunRecord> | undefined;
-  /** `log.stops` when `#result` was made: a resumed run needs a new one. */
-  #resultStops = -1;
-  readonly #blobStore: BlobStore;
-  readonly #approvals: Approvals | undefined;
-  readonly #clarifications: Clarifications | undefined;
-  /** Settles when the loop has ended and released its timers and listeners. */
-  readonly #finished: Promise<void>;
-
-  get pendingApproval(): PendingApproval | undefined {
-    return this.#approvals?.pending;
-  }
-
-  approve(decision: ApprovalDecision): ApprovalAnswer {
-    if (this.#approvals === undefined) {
-      return {
-        ok: false,
-        code: 'NOT_FOUND',
-        message: 'no approval is pending for this act (answered, expired or never asked)',
-      };
-    }
-    return this.#approvals.answer(decision);
-  }
-
-  get pendingQuestion(): PendingQuestion | undefined {
-    return this.#clarifications?.pending;
-  }
-
-  answer(answer: ClarifyAnswer): ClarifyAnswerResult {
-    if (this.#clarifications === undefined) {
-      return {
-        ok: false,
-        code: 'NOT_FOUND',
-        message: 'no question is pending (answered, expired or never asked)',
-      };
-    }
-    return this.#clarifications.answer(answer);
-  }
-
-  readLargeField(ref: string): Promise<unknown> {
-    return readLargeField(this.#blobStore, ref);
-  }
-
-  persisted(): Promise<boolean> {
-    return this.#log.persisted();
-  }
-
-  constructor(
-    readonly runId: string,
-    log: EventLog,
-    finished: Promise<void>,
-    readonly cancel: () => void,
-    blobStore: BlobStore,
-    approvals: Approvals | undefined,
-    clarifications: Clarifications | undefined = undefined,
-  ) {
-    this.#blobStore = blobStore;
-    this.#approvals = approvals;
-    this.#clarifications = clarifications;
-    this.events = log.published; // the log's own array: live, append-only (stored events only, when durable)
-    this.#log = log;
-    this.#finished = finished;
-  }
-
-  get result(): Promise<RunRecord> {
-    const log = this.#log;
-    // A run that cannot pause stops once: its record is ready when the loop has finished.
-    if (this.#approvals === undefined && this.#clarifications === undefined)
-      return (this.#result ??= log.durable
-        ? this.#finished.then(() => log.persisted()).then(() => buildRunRecord(log.published))
-        : this.#finished.then(() => buildRunRecord(log.events))); // no store: nothing to wait for
-    // A running log's stop count grows by one at its next stop; a stopped one's is final until it resumes.
-    const stops = log.closed ? log.stops : log.stops + 1;
-    if (this.#result === undefined || this.#resultStops !== stops) {
-      this.#resultStops = stops;
-      const record = (): RunRecord => buildRunRecord(log.published);
-      // A pause resolves at once; an end once the loop has released its timers and listeners.
-      const settle = (resolve: (record: Promise<RunRecord> | RunRecord) => void): void => {
-        const last = log.published.at(-1);
-        resolve(
-          last?.type === 'done' && last.status.startsWith('awaiting_')
-            ? record()
-            : this.#finished.then(record),
-        );
-      };
-      this.#result = log.stoppedVisibly
-        ? new Promise(settle)
-        : new Promise((resolve) => log.onStop(() => settle(resolve)));
-    }
-    return this.#result;
-  }
-
-  [Symbol.asyncIterator](): AsyncIterator<RunEvent> {
-    return this.#log.follow();
-  }
-
-  follow(fromSeq: number): AsyncIterableIterator<RunEvent> {
-    return this.#log.follow(fromSeq);
-  }
+    handle,
+  );
+  return handle;
 }

@@ -1,155 +1,146 @@
-import { decisionFromToolCalls, parseDecision } from '../decision/index.js';
-import { describeThrown } from '../errors.js';
-import type { ActStep, RunStatus, StopReason } from '../events.js';
-import type { RunLimits } from '../limits.js';
-import { NO_USAGE, type Model, type ModelResult, type ToolSpec } from '../model.js';
-import { isThenable } from '../util/is-thenable.js';
-import type { Degraded, Observation } from '../observation.js';
-import type { RunDeps } from '../util/deps.js';
-import { stopReasonOf } from './abort-reasons.js';
-import { modelBreach, startModelCall } from './call-model.js';
-import { StepRequest, type DeltaSink, type RunAbort } from './run-abort.js';
-import type { EventLog } from './event-log.js';
-import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
-import { actOn, type ActEnv, type ApprovalGate, type ToolProgressSink } from './execute-action.js';
-import type { ApprovalOutcome, Approvals } from './approvals.js';
-import { pauseForApproval } from './pause-for-approval.js';
-import { scheduleCalls } from './schedule-calls.js';
-import type { ToolProgress } from '../tool.js';
-import { sayDecision, type PromptBuilder } from './prompt.js';
-import { resolveTurn, type PlannedCall, type Resolution } from './resolve-turn.js';
-import { stopNotice, writeStopNotice, type StopNoticeWriter } from './stop-notice.js';
-import { ActionKeys } from './action-keys.js';
-import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
-import type { DecisionParse } from '../decision/index.js';
+import { decisionFromToolCalls, parseDecision, type DecisionParse } from '../decision/index.js';
 import { loadRepairParsers, repairMisses, repairParsersReady } from '../decision/repair-parsers.js';
-import type { ClarifyOptions, Clarifications } from '../plan/clarify.js';
-import { observationsOf, reasonDraft, refusal, runsAlone, startDraft } from './step-rules.js';
+import type { ActStep, RunStatus } from '../events.js';
+import type { ModelResult } from '../model.js';
+import type { Degraded, Observation } from '../observation.js';
+import type { ToolProgress } from '../tool.js';
+import { isThenable } from '../util/is-thenable.js';
+import type { ActEnv, ApprovalGate, ToolProgressSink } from './act-env.js';
+import { ActionKeys } from './action-keys.js';
+import type { ApprovalOutcome } from './approvals.js';
+import { modelBreach, startModelCall } from './call-model.js';
+import { actOn } from './execute-action.js';
+import { actMany, type FanOutLoop } from './fan-out.js';
+import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
+import type { LoopContext, LoopEnd } from './loop-context.js';
+import { approvalPauseOf, pauseForApproval } from './pause-for-approval.js';
+import { sayDecision } from './prompt.js';
 import { askInLoop } from './react-ask.js';
-import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
-
-export interface LoopContext {
-  readonly agent: string;
-  readonly conversationId?: string | undefined;
-  readonly model: Model;
-  readonly specs: readonly ToolSpec[];
-  readonly toolNames: readonly string[];
-  readonly timeouts: TimeoutHierarchy;
-  /** The run's abort state (`act.signal` is the same object). */
-  readonly abort: RunAbort;
-  readonly prompt: PromptBuilder;
-  readonly limits: RunLimits;
-  readonly act: ActEnv;
-  readonly log: EventLog;
-  readonly deps: RunDeps;
-  /** The run's approvals (a call that needs one pauses the run until its user answers). */
-  readonly approvals?: Approvals | undefined;
-  /** The run's deadline, paused while the run waits for its user. */
-  readonly deadline?: { pause(): void; resume(): void } | undefined;
-  /** Opt-in: an `ask` pauses the run for its user's answer instead of ending it. */
-  readonly clarify?:
-    { readonly clarifications: Clarifications; readonly options: ClarifyOptions } | undefined;
-  /** The decision parser (default `parseDecision`; structured reasoning: `parseReasonedDecision`). */
-  readonly parse?: ((raw: string) => DecisionParse) | undefined;
-  /** The agent's structured answer format: final answers are checked against it. */
-  readonly answer?: AnswerFormat | undefined;
-  /** The app's words for a stop (e.g. in the question's language); default: the runtime's. */
-  readonly stopNotice?: StopNoticeWriter | undefined;
-}
+import { resolveTurn, type PlannedCall, type Resolution, type TurnState } from './resolve-turn.js';
+import { StepRequest, type AbortWatcher, type RunAbort, type StepSource } from './run-abort.js';
+import { appendDone, endAborted, endFailed, endWith, lastResort, type RunTally } from './run-ending.js';
+import { actDraft, observeDraft, reasonDraft, startDraft } from './step-events.js';
+import { refusal } from './step-rules.js';
 
 /**
  * The ReAct loop: reason → act → observe, at most `maxSteps` model calls. Appends every
- * event to `ctx.log` and always ends it with `done`. Calls `onEnd` (the run's cleanup: its
- * timers and listeners) once, then resolves, when the run has ended.
+ * event to `ctx.log` and always ends it with `done`. When the run has ended — the loop
+ * returned, or an abort ended it during a model call — it releases the run's timers and
+ * listeners (`ctx.abort.release()`) and tells `end`, once.
  */
-export function runLoop(ctx: LoopContext, onEnd: () => void = () => undefined): Promise<void> {
-  const loop = new ReactLoop(ctx);
-  // Settles when the loop returns, or at once when an abort ends the run during a model call.
-  // `run()` never rejects and calls `finish` itself: no `.then` chain (two promises and two
-  // reactions per run in flight, ~200 bytes) between the loop and the run's `result`.
-  return new Promise<void>((resolve) => {
-    loop.ends(resolve, onEnd);
-    void loop.run();
-  });
+export function runLoop(ctx: LoopContext, end: LoopEnd): void {
+  void new ReactLoop(ctx, end).run();
 }
 
-/** A run whose loop failed even at ending its log: end it here, so no consumer hangs. */
-function lastResort(log: EventLog, thrown: unknown): void {
-  if (log.closed) return;
-  try {
-    log.append({ type: 'error', code: 'INTERNAL', message: `reins loop failed: ${describeThrown(thrown)}` });
-    log.append({ type: 'done', status: 'error', steps: 0, usage: NO_USAGE, durationMs: 0 });
-  } catch {
-    // Nothing is left to tell: `result` reports the incomplete log.
-  }
-}
-
-/** One run's loop state. A class, not closures: a run in flight holds less (see bench/). */
-class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
-  readonly #ctx: LoopContext;
+/**
+ * One run's loop state. A class, not closures: a run in flight holds less (see bench/). Its
+ * tallies are public for `run-ending.ts` and its act and observe events for `fan-out.ts`.
+ * The step in progress lives in fields, and each phase of a step is a method of its own, so
+ * the async `run` keeps a small frame while a model call is pending (its frame was ~470
+ * bytes of every run in flight); a phase that has to wait returns a promise, made only then.
+ */
+class ReactLoop
+  implements StepSource, ToolProgressSink, ApprovalGate, RunTally, FanOutLoop, AbortWatcher, TurnState
+{
+  readonly ctx: LoopContext;
   /** The run's act environment; this loop is the sink of its tools' progress reports. */
   readonly #act: ActEnv;
   /** When the run started (its `start` event: a run rebuilt after a restart keeps its history's). */
-  #started: number;
+  started: number;
   /**
    * When the next model step's reasoning starts, if already known: the run's start, or the
    * end of the observation the loop just made (one clock read serves both).
    */
   #reasonFrom: number | undefined;
-  readonly #demo: boolean;
-  // What resolveTurn reads, kept as one object instead of a new one per step.
-  readonly #turn = { actions: new ActionKeys(), forcedFinal: false };
-  #inputTokens = 0;
-  #outputTokens = 0;
-  #completed = 0;
+  readonly demo: boolean;
+  // What resolveTurn reads (`TurnState`): the loop itself, no object per step or per run.
+  readonly actions = new ActionKeys();
+  /** A repeated action was refused: the next step is the forced final one. */
+  forcedFinal = false;
+  inputTokens = 0;
+  outputTokens = 0;
+  completed = 0;
   /** Fallbacks that answered during the run; the message says what was lost. */
-  #degraded: Degraded[] | undefined;
+  degraded: Degraded[] | undefined;
+  /** The model step in progress (1-based), whether it is the last, and when its reasoning started. */
+  #step = 0;
+  #finalStep = false;
+  #reasonStart = 0;
   /** The step whose model call is in flight (0: none): for streamed deltas, and an abort. */
   #modelStep = 0;
   /** The run ended during its model call: the loop stops where the call returns (if ever). */
   #abandoned = false;
-  /** Settles `runLoop`'s promise, and the run's cleanup before it (set by `runLoop`). */
-  #resolve: (() => void) | undefined;
-  #onEnd: (() => void) | undefined;
-  // The run's one abort listener: ends the run at once during a model call (if any).
-  readonly #onAbort = (): void => {
-    if (this.#modelStep !== 0) this.#stopDuringModelCall();
-    this.#ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
-    this.#ctx.clarify?.clarifications.close();
-  };
+  /** Told when the run has ended; `undefined` once told. */
+  #end: LoopEnd | undefined;
 
-  constructor(ctx: LoopContext) {
-    this.#ctx = ctx;
+  constructor(ctx: LoopContext, end: LoopEnd) {
+    this.ctx = ctx;
     this.#act = ctx.act;
+    this.#end = end;
     ctx.act.progress = this;
     if (ctx.approvals !== undefined) ctx.act.approval = this;
-    this.#started = ctx.deps.now();
-    this.#reasonFrom = this.#started;
-    this.#demo = ctx.model.demo === true;
+    this.started = ctx.startedAt ?? ctx.deps.now();
+    this.#reasonFrom = this.started;
+    this.demo = ctx.model.demo === true;
   }
 
-  /** What ends the run, once (see `runLoop`). */
-  ends(resolve: () => void, onEnd: () => void): void {
-    this.#resolve = resolve;
-    this.#onEnd = onEnd;
+  /** The run's abort state, for its step requests' `signal`. */
+  get abort(): RunAbort {
+    return this.ctx.abort;
   }
 
-  /** The run has ended: its cleanup, then `runLoop`'s promise; once (an abandoned model call may return later). */
+  /** The run aborted: it ends at once during a model call (if any); nothing waits for its user any more. */
+  runAborted(): void {
+    if (this.#modelStep !== 0) this.#stopDuringModelCall();
+    this.ctx.approvals?.close(); // a pending approval expires: nothing runs after a cancel
+    this.ctx.clarify?.clarifications.close();
+  }
+
+  /** The run has ended: its timers and listeners are released, then its handle is told; once (an abandoned model call may return later). */
   finish(): void {
-    const resolve = this.#resolve;
-    if (resolve === undefined) return;
-    this.#resolve = undefined;
-    this.#onEnd?.();
-    this.#onEnd = undefined;
-    resolve();
+    const end = this.#end;
+    if (end === undefined) return;
+    this.#end = undefined;
+    this.ctx.abort.release();
+    end.loopEnded();
   }
 
-  /** Never rejects; calls `finish` when it returns. */
+  /**
+   * Never rejects; calls `finish` when it returns. One `try` and no `finally`: every block of
+   * those adds registers to the frame a run in flight keeps while its model call is pending.
+   */
   async run(): Promise<void> {
+    if (this.#begin()) {
+      try {
+        for (;;) {
+          const call = this.#ask();
+          if (call === undefined) break;
+          // The adapter's own promise, awaited directly: no promise of ours per step. An
+          // abort ends the run from `runAborted` even if the adapter never settles.
+          let result: ModelResult | undefined;
+          if (isThenable(call)) {
+            try {
+              result = (await call) as ModelResult;
+            } catch (thrown) {
+              result = modelBreach(thrown);
+            }
+          } else result = call;
+          const next = this.#answered(result);
+          result = undefined; // not held while the next model call is pending (the frame outlives the step)
+          if (next === false || (next !== true && !(await next))) break;
+        }
+      } catch (thrown) {
+        endFailed(this, thrown);
+      }
+      this.ctx.abort.unwatch();
+    }
+    this.finish();
+  }
+
+  /** The `start` event, then the run listens for its abort; false when even that failed (the log is ended). */
+  #begin(): boolean {
+    const { model, limits, log, prompt, agent, toolNames: tools, timeouts, conversationId } = this.ctx;
     try {
-      const { model, limits, log, deps, prompt } = this.#ctx;
-      const signal = this.#act.signal;
-      const { agent, toolNames: tools, timeouts, conversationId } = this.#ctx;
       const start = startDraft({
         agent,
         model,
@@ -159,135 +150,167 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
         timeouts,
         conversationId,
       });
-      this.#started = log.append(start, this.#started).at;
-      signal.addEventListener('abort', this.#onAbort, { once: true });
-      try {
-        for (let step = 1; ; step++) {
-          if (signal.aborted) return this.#endAborted();
-          const finalStep = step >= limits.maxSteps || this.#turn.forcedFinal;
-          const reasonStart = this.#reasonFrom ?? deps.now();
-          this.#reasonFrom = undefined;
-          const tools = finalStep ? [] : this.#ctx.specs;
-          const request = new StepRequest(
-            prompt.messages(finalStep),
-            tools,
-            step,
-            finalStep,
-            this.#ctx.timeouts.modelTimeoutMs,
-            this.#ctx.act.runId,
-            this.#ctx.abort,
-            this,
-          );
-          this.#modelStep = step;
-          // The adapter's own promise, awaited directly: no promise of ours per step. An
-          // abort ends the run from `#onAbort` even if the adapter never settles.
-          const started = startModelCall(model, request);
-          let result: ModelResult;
-          if (isThenable(started)) {
-            try {
-              result = (await started) as ModelResult;
-            } catch (thrown) {
-              result = modelBreach(thrown);
-            }
-          } else result = started;
-          if (this.#abandoned) return;
-          this.#modelStep = 0;
-          if (result.usage !== undefined) {
-            this.#inputTokens += result.usage.inputTokens;
-            this.#outputTokens += result.usage.outputTokens;
-          }
-          if (signal.aborted) return this.#endAborted();
-          if (!result.ok) {
-            const { code, message } = result.error;
-            const text = `model ${model.name} failed at step ${step}: ${code}: ${message}`;
-            log.append({ type: 'error', code: 'MODEL_FAILED', message: text });
-            return this.#done('error');
-          }
-
-          const toolCalls = result.toolCalls;
-          const native = toolCalls !== undefined && toolCalls.length > 0;
-          const parser = this.#ctx.parse ?? parseDecision;
-          const misses = repairMisses();
-          let parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
-          if (repairMisses() !== misses) {
-            // The reply needed the one repair before its parsers had loaded: parse it again with them.
-            await loadRepairParsers().catch(() => undefined);
-            parse = native ? decisionFromToolCalls(result.text, toolCalls) : parser(result.text);
-          }
-          const reasonEnd = deps.now();
-          log.append(
-            reasonDraft(step, reasonStart, reasonEnd, model.name, !finalStep, result, parse, this.#act.runId),
-            reasonEnd,
-          );
-
-          const next = resolveTurn(parse, this.#turn, finalStep, limits.maxCallsPerStep);
-          if (next.kind === 'answer' || next.kind === 'stop') {
-            // Only on the way out: a run without `clarify` pays nothing per step for it.
-            if (
-              next.kind === 'answer' &&
-              next.intent === 'ask' &&
-              this.#ctx.clarify !== undefined &&
-              !finalStep
-            ) {
-              if (await this.#clarify(step, next.text, result.text)) continue;
-              return;
-            }
-            // A structured answer may need the repair parsers: loaded before it is checked.
-            if (this.#ctx.answer !== undefined && !repairParsersReady())
-              await loadRepairParsers().catch(() => undefined);
-            return this.#end(step, next, reasonEnd);
-          }
-
-          if (next.kind === 'act_many') {
-            const observations = await this.#actMany(step, next.calls, reasonEnd);
-            if (signal.aborted) return this.#endAborted();
-            this.#completed = step;
-            if (parse.ok) {
-              prompt.rememberMany(
-                parse.value,
-                observations,
-                native ? { text: result.text, toolCalls } : undefined,
-              );
-            }
-            continue;
-          }
-
-          const acted = this.#actOne(step, next, reasonEnd);
-          const observation = acted instanceof Promise ? await acted : acted;
-          this.#reasonFrom = this.#observed(step, observation, reasonEnd);
-          if (signal.aborted) return this.#endAborted();
-          this.#completed = step;
-          // Clean JSON is remembered as written; anything else as the normalized decision.
-          prompt.remember(
-            parse.ok && parse.via !== 'clean' ? sayDecision(parse.value) : result.text,
-            observation,
-          );
-        }
-      } catch (thrown) {
-        // A bug in the loop, or a value it could not handle: still end the log, with the real
-        // step count and usage, so no consumer hangs and the evidence stays true.
-        const last = log.events.at(-1);
-        if (log.closed && last?.type === 'done' && last.status.startsWith('awaiting_')) {
-          this.#ctx.approvals?.close(); // nothing may run after this: the pause ends with the run
-          this.#ctx.clarify?.clarifications.close();
-          if (log.closed) log.reopen();
-        }
-        if (!log.closed) {
-          log.append({
-            type: 'error',
-            code: 'INTERNAL',
-            message: `reins loop failed: ${describeThrown(thrown)}`,
-          });
-          this.#done('error');
-        }
-      } finally {
-        signal.removeEventListener('abort', this.#onAbort);
-      }
+      this.started = log.append(start, this.started).at;
+      this.ctx.abort.watch(this);
+      return true;
     } catch (thrown) {
-      lastResort(this.#ctx.log, thrown);
-    } finally {
-      this.finish();
+      lastResort(log, thrown);
+      return false;
     }
+  }
+
+  /** Starts the next model step's call: its pending result, or `undefined` when the run has ended. */
+  #ask(): ModelResult | PromiseLike<unknown> | undefined {
+    const { limits, deps, prompt, model } = this.ctx;
+    if (this.#act.signal.aborted) {
+      endAborted(this);
+      return undefined;
+    }
+    const step = ++this.#step;
+    const finalStep = step >= limits.maxSteps || this.forcedFinal;
+    this.#finalStep = finalStep;
+    this.#reasonStart = this.#reasonFrom ?? deps.now();
+    this.#reasonFrom = undefined;
+    const tools = finalStep ? [] : this.ctx.specs;
+    const request = new StepRequest(
+      prompt.messages(finalStep),
+      tools,
+      step,
+      finalStep,
+      this.ctx.timeouts.modelTimeoutMs,
+      this.#act.runId,
+      this,
+    );
+    this.#modelStep = step;
+    return startModelCall(model, request);
+  }
+
+  /** The model answered: true when the run goes on to its next step, false when it has ended. */
+  #answered(result: ModelResult): boolean | Promise<boolean> {
+    if (this.#abandoned) return false;
+    this.#modelStep = 0;
+    if (result.usage !== undefined) {
+      this.inputTokens += result.usage.inputTokens;
+      this.outputTokens += result.usage.outputTokens;
+    }
+    if (this.#act.signal.aborted) {
+      endAborted(this);
+      return false;
+    }
+    if (!result.ok) {
+      const { code, message } = result.error;
+      const text = `model ${this.ctx.model.name} failed at step ${this.#step}: ${code}: ${message}`;
+      this.ctx.log.append({ type: 'error', code: 'MODEL_FAILED', message: text });
+      appendDone(this, 'error');
+      return false;
+    }
+    const misses = repairMisses();
+    const parse = this.#parse(result);
+    // The reply needed the one repair before its parsers had loaded: parse it again with them.
+    if (repairMisses() !== misses) return this.#reparsed(result);
+    return this.#decided(result, parse);
+  }
+
+  #parse(result: Extract<ModelResult, { ok: true }>): DecisionParse {
+    const toolCalls = result.toolCalls;
+    if (toolCalls !== undefined && toolCalls.length > 0) return decisionFromToolCalls(result.text, toolCalls);
+    return (this.ctx.parse ?? parseDecision)(result.text);
+  }
+
+  async #reparsed(result: Extract<ModelResult, { ok: true }>): Promise<boolean> {
+    await loadRepairParsers().catch(() => undefined);
+    return this.#decided(result, this.#parse(result));
+  }
+
+  /** The step's `reason` event, then what its decision leads to. */
+  #decided(result: Extract<ModelResult, { ok: true }>, parse: DecisionParse): boolean | Promise<boolean> {
+    const { model, limits, log, deps } = this.ctx;
+    const step = this.#step;
+    const finalStep = this.#finalStep;
+    const reasonEnd = deps.now();
+    log.append(
+      reasonDraft(step, this.#reasonStart, reasonEnd, model.name, !finalStep, result, parse, this.#act.runId),
+      reasonEnd,
+    );
+
+    const next = resolveTurn(parse, this, finalStep, limits.maxCallsPerStep);
+    if (next.kind === 'answer' || next.kind === 'stop') {
+      // Only on the way out: a run without `clarify` pays nothing per step for it.
+      if (next.kind === 'answer' && next.intent === 'ask' && this.ctx.clarify !== undefined && !finalStep) {
+        return this.#clarify(step, next.text, result.text);
+      }
+      // A structured answer may need the repair parsers: loaded before it is checked.
+      if (this.ctx.answer !== undefined && !repairParsersReady())
+        return this.#endLoaded(step, next, reasonEnd);
+      endWith(this, step, next, reasonEnd);
+      return false;
+    }
+    if (next.kind === 'act_many') return this.#actedMany(step, next.calls, reasonEnd, result, parse);
+    const acted = this.#actOne(step, next, reasonEnd);
+    if (acted instanceof Promise) return this.#observedLater(acted, reasonEnd, result, parse);
+    return this.#afterAct(acted, reasonEnd, result, parse);
+  }
+
+  async #endLoaded(
+    step: number,
+    next: Extract<Resolution, { kind: 'answer' | 'stop' }>,
+    at: number,
+  ): Promise<boolean> {
+    await loadRepairParsers().catch(() => undefined);
+    endWith(this, step, next, at);
+    return false;
+  }
+
+  async #actedMany(
+    step: number,
+    calls: readonly PlannedCall[],
+    reasonEnd: number,
+    result: Extract<ModelResult, { ok: true }>,
+    parse: DecisionParse,
+  ): Promise<boolean> {
+    const observations = await actMany(this, step, calls, reasonEnd);
+    if (this.#act.signal.aborted) {
+      endAborted(this);
+      return false;
+    }
+    this.completed = step;
+    if (parse.ok) {
+      const { text, toolCalls } = result;
+      const native = toolCalls !== undefined && toolCalls.length > 0;
+      this.ctx.prompt.rememberMany(parse.value, observations, native ? { text, toolCalls } : undefined);
+    }
+    return true;
+  }
+
+  async #observedLater(
+    acted: Promise<Observation>,
+    reasonEnd: number,
+    result: Extract<ModelResult, { ok: true }>,
+    parse: DecisionParse,
+  ): Promise<boolean> {
+    return this.#afterAct(await acted, reasonEnd, result, parse);
+  }
+
+  /** The step's one call was observed: its `observe` event, and the step goes into the prompt. */
+  #afterAct(
+    observation: Observation,
+    reasonEnd: number,
+    result: Extract<ModelResult, { ok: true }>,
+    parse: DecisionParse,
+  ): boolean {
+    const step = this.#step;
+    this.#reasonFrom = this.observed(step, observation, reasonEnd);
+    if (this.#act.signal.aborted) {
+      endAborted(this);
+      return false;
+    }
+    this.completed = step;
+    // Clean JSON is remembered as written; anything else as the normalized decision.
+    this.ctx.prompt.remember(
+      parse.ok && parse.via !== 'clean' ? sayDecision(parse.value) : result.text,
+      observation,
+    );
+    return true;
   }
 
   /**
@@ -300,182 +323,70 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
     actStart: number,
   ): Observation | Promise<Observation> {
     const { tool, input } = next;
-    const actId = this.#actEvent(step, tool, input, actStart);
+    const actId = this.actEvent(step, tool, input, actStart);
     if (next.kind === 'act') {
-      this.#turn.actions.set(next.key, step);
+      this.actions.set(next.key, step);
       return actOn({ actId, tool, input }, this.#act, actStart);
     }
-    this.#turn.forcedFinal = true;
+    this.forcedFinal = true;
     const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
     return refusal(actId, tool, 'REPEATED_ACTION', message);
   }
 
-  /**
-   * The calls of one step, in order: read-only calls (and refusals) run side by side, at
-   * most `toolConcurrency` at a time; a call that may change something waits for those
-   * before it and runs alone. Nothing starts after the run is aborted.
-   */
-  async #actMany(step: number, calls: readonly PlannedCall[], reasonEnd: number): Promise<Observation[]> {
-    const act = this.#act;
-    const observations = new Array<Observation>(calls.length);
-    await scheduleCalls(
-      calls,
-      this.#ctx.limits.toolConcurrency,
-      (call) => call.kind === 'run' && runsAlone(act.registry, call.tool),
-      () => act.signal.aborted,
-      (call, i) => this.#startCall(step, call, i === 0 ? reasonEnd : undefined, observations, i),
-    );
-    return observations;
-  }
-
-  /** Starts one call of a many-call step; `undefined` when it already settled. */
-  #startCall(
-    step: number,
-    call: PlannedCall,
-    startedAt: number | undefined,
-    into: Observation[],
-    at: number,
-  ): Promise<void> | undefined {
-    const { deps } = this.#ctx;
-    const act = this.#act;
-    const actStart = startedAt ?? deps.now();
-    const { tool, input } = call;
-    const actId = this.#actEvent(step, tool, input, actStart);
-    const settle = (observation: Observation): void => {
-      into[at] = observation;
-      this.#observed(step, observation, actStart);
-    };
-    if (call.kind === 'refuse') {
-      if (call.code === 'REPEATED_ACTION') this.#turn.forcedFinal = true;
-      settle(refusal(actId, tool, call.code, call.message));
-      return undefined;
-    }
-    this.#turn.actions.set(call.key, step);
-    const acted = actOn({ actId, tool, input }, act, actStart);
-    if (!(acted instanceof Promise)) return void settle(acted);
-    return acted.then(settle);
-  }
-
   /** Logs an act with a new id; returns the logged id (a rebuilt run's is its history's). */
-  #actEvent(step: number, tool: string, input: unknown, actStart: number): string {
-    const logged = this.#ctx.log.append(
-      {
-        type: 'step',
-        phase: 'act',
-        index: step,
-        actId: this.#ctx.deps.newId(),
-        tool,
-        input,
-        startedAt: actStart,
-        endedAt: actStart,
-        durationMs: 0,
-        runId: this.#act.runId, // the log's stamp, in the event's own slots (see `EventLog.append`)
-        seq: -1,
-        at: actStart,
-      },
-      actStart,
-    );
+  actEvent(step: number, tool: string, input: unknown, actStart: number): string {
+    const { log, deps } = this.ctx;
+    const draft = actDraft(step, deps.newId(), tool, input, actStart, this.#act.runId);
+    const logged = log.append(draft, actStart);
     return (logged as ActStep).actId;
   }
 
   /** Appends the observe event; returns when it ended. */
-  #observed(step: number, observation: Observation, actStart: number): number {
-    if (observation.degraded !== undefined) (this.#degraded ??= []).push(observation.degraded);
+  observed(step: number, observation: Observation, actStart: number): number {
+    if (observation.degraded !== undefined) (this.degraded ??= []).push(observation.degraded);
     const endedAt = actStart + observation.durationMs; // no second clock read
-    this.#ctx.log.append(
-      {
-        type: 'step',
-        phase: 'observe',
-        index: step,
-        actId: observation.actId,
-        observation,
-        startedAt: actStart,
-        endedAt,
-        durationMs: observation.durationMs,
-        runId: this.#act.runId,
-        seq: -1,
-        at: endedAt,
-      },
-      endedAt,
-    );
+    this.ctx.log.append(observeDraft(step, observation, actStart, endedAt, this.#act.runId), endedAt);
     return endedAt;
   }
 
   /** Pauses the run before a call that needs approval (see `pauseForApproval`). */
   requestApproval(actId: string, tool: string, input: unknown): Promise<ApprovalOutcome> {
-    const { log, deps, limits, approvals, deadline } = this.#ctx;
     const pause = {
-      log,
-      deps,
-      approvals,
-      deadline,
-      ttlMs: limits.approvalTtlMs,
-      index: this.#completed + 1,
-      aborted: () => this.#act.signal.aborted,
-      done: (status: RunStatus) => this.#done(status),
+      ...approvalPauseOf(this.ctx, this.completed + 1),
+      done: (status: RunStatus) => appendDone(this, status),
     };
     return pauseForApproval(pause, actId, tool, input);
   }
 
   /** Pauses the run on an `ask` (see `askInLoop`): true when it goes on with the answer. */
   async #clarify(step: number, question: string, said: string): Promise<boolean> {
-    this.#completed = step;
-    return askInLoop(this.#ctx, question, said, {
-      done: (status, stopReason) => this.#done(status, stopReason),
-      endAborted: () => this.#endAborted(),
+    this.completed = step;
+    return askInLoop(this.ctx, question, said, {
+      done: (status, stopReason) => appendDone(this, status, stopReason),
+      endAborted: () => endAborted(this),
     });
   }
 
   /** A tool's progress report, as a live `progress` event of the step whose call it is. */
   toolProgress(actId: string, tool: string, update: ToolProgress): void {
-    if (this.#ctx.log.closed) return;
-    const at = this.#ctx.deps.now();
-    const draft = toolProgressDraft(this.#completed + 1, actId, tool, update, at);
-    if (draft !== undefined) this.#ctx.log.append(draft, at);
+    if (this.ctx.log.closed) return;
+    const at = this.ctx.deps.now();
+    const draft = toolProgressDraft(this.completed + 1, actId, tool, update, at);
+    if (draft !== undefined) this.ctx.log.append(draft, at);
   }
 
   /** A named part of a tool call, as a live `progress` event (`source: "tool_span"`) of its step. */
   toolSpan(actId: string, tool: string, name: string, startedAt: number, endedAt: number, ok: boolean): void {
-    if (this.#ctx.log.closed) return;
-    const draft = toolSpanDraft(this.#completed + 1, actId, tool, name, startedAt, endedAt, ok);
-    this.#ctx.log.append(draft, endedAt);
+    if (this.ctx.log.closed) return;
+    const draft = toolSpanDraft(this.completed + 1, actId, tool, name, startedAt, endedAt, ok);
+    this.ctx.log.append(draft, endedAt);
   }
 
   /** A streaming model's text delta, as a live `progress` event of the step it belongs to. */
   modelDelta(step: number, text: string): void {
-    if (step !== this.#modelStep || this.#ctx.log.closed || typeof text !== 'string' || text === '') return;
-    const at = this.#ctx.deps.now();
-    this.#ctx.log.append(modelDeltaDraft(step, text, at), at);
-  }
-
-  /** The run's last step decided (`at`: when its reasoning ended): its message, then `done`. */
-  #end(step: number, next: Extract<Resolution, { kind: 'answer' | 'stop' }>, at: number): void {
-    this.#completed = step;
-    if (next.kind === 'answer') {
-      const { intent } = next;
-      const answer = this.#ctx.answer;
-      const shaped =
-        answer === undefined || intent !== 'answer'
-          ? next
-          : shapeAnswer(answer, next, () => observationsOf(this.#ctx.log.events));
-      const { text, format, data } = shaped;
-      const degraded = this.#degraded;
-      this.#ctx.log.append(
-        {
-          type: 'message',
-          text,
-          format,
-          intent,
-          demo: this.#demo,
-          degraded,
-          ...(data === undefined || answer === undefined ? {} : { data }),
-        },
-        shaped === next ? at : undefined, // an answer shaped by the app: now
-      );
-      return this.#done('success');
-    }
-    this.#notice(next.reason, at);
-    this.#done('stopped', next.reason);
+    if (step !== this.#modelStep || this.ctx.log.closed || typeof text !== 'string' || text === '') return;
+    const at = this.ctx.deps.now();
+    this.ctx.log.append(modelDeltaDraft(step, text, at), at);
   }
 
   /**
@@ -485,44 +396,7 @@ class ReactLoop implements DeltaSink, ToolProgressSink, ApprovalGate {
   #stopDuringModelCall(): void {
     this.#modelStep = 0;
     this.#abandoned = true;
-    if (!this.#ctx.log.closed) this.#endAborted();
+    if (!this.ctx.log.closed) endAborted(this);
     this.finish();
-  }
-
-  #endAborted(): void {
-    const stop = stopReasonOf(this.#act.signal.reason);
-    if (stop === undefined) return this.#done('cancelled');
-    this.#notice(stop);
-    this.#done('stopped', stop);
-  }
-
-  #notice(reason: StopReason, at?: number): void {
-    const { limits, prompt } = this.#ctx;
-    const stop = { reason, limits, query: prompt.query, text: stopNotice(reason, limits) };
-    const text = writeStopNotice(this.#ctx.stopNotice, stop);
-    this.#ctx.log.append(
-      {
-        type: 'message',
-        text,
-        format: 'structured',
-        intent: 'notice',
-        demo: this.#demo,
-        degraded: this.#degraded,
-      },
-      at, // absent: now
-    );
-  }
-
-  #done(status: RunStatus, stopReason?: StopReason): void {
-    const at = this.#ctx.deps.now(); // one read: the event's time and the run's duration
-    const steps = this.#completed;
-    const usage = { inputTokens: this.#inputTokens, outputTokens: this.#outputTokens };
-    const durationMs = at - this.#started;
-    this.#ctx.log.append(
-      stopReason === undefined
-        ? { type: 'done', status, steps, usage, durationMs }
-        : { type: 'done', status, stopReason, steps, usage, durationMs },
-      at,
-    );
   }
 }

@@ -4,7 +4,7 @@ import type { StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import type { ChatMessage, ModelResult, ToolSpec, Usage } from '../model.js';
 import type { AnyTool } from '../tool.js';
-import type { ActEnv } from '../loop/execute-action.js';
+import type { ActEnv } from '../loop/act-env.js';
 import type { EventLog } from '../loop/event-log.js';
 import type { RunDeps } from '../util/deps.js';
 import type { AskResult, Question } from './ask-user.js';

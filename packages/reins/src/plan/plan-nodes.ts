@@ -2,7 +2,7 @@ import { instructionsWithAnswer } from '../answer-format.js';
 import type { PlanStepEvent } from '../events.js';
 import { parseDecision } from '../decision/index.js';
 import { withRepairParsers } from '../decision/repair-parsers.js';
-import { reasonDraft } from '../loop/step-rules.js';
+import { reasonDraft } from '../loop/step-events.js';
 import { executePlan } from './execute-plan.js';
 import type { PlanContext, PlanNode, PlanState } from './nodes.js';
 import { parsePlannerReply, type Plan, type PlanProblem } from './plan-schema.js';

@@ -1,7 +1,8 @@
 import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
 import { loadRepairParsers, repairParsersReady } from '../decision/repair-parsers.js';
 import { preloadLazyParts } from '../lazy-parts.js';
-import { observationsOf, startDraft } from '../loop/step-rules.js';
+import { observationsOf } from '../loop/step-rules.js';
+import { startDraft } from '../loop/step-events.js';
 import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
@@ -18,16 +19,12 @@ import { Approvals, type ApprovalOutcome } from '../loop/approvals.js';
 import { pauseForApproval } from '../loop/pause-for-approval.js';
 import { ABORTED, callModel, type ModelCallSlot } from '../loop/call-model.js';
 import type { EventLog } from '../loop/event-log.js';
-import {
-  defaultBlobStore,
-  runActEnv,
-  type ActEnv,
-  type ApprovalGate,
-  type ToolProgressSink,
-} from '../loop/execute-action.js';
+import { runActEnv, type ActEnv, type ApprovalGate, type ToolProgressSink } from '../loop/act-env.js';
+import { defaultBlobStore } from '../loop/check-result.js';
 import { toolProgressDraft, toolSpanDraft } from '../loop/live-events.js';
 import { RunAbort } from '../loop/run-abort.js';
-import { RunHandle, type AgentRun, type RunAgentOptions } from '../loop/run-agent.js';
+import type { AgentRun, RunAgentOptions } from '../loop/run-agent.js';
+import { RunHandle } from '../loop/run-handle.js';
 import { RunDeadline } from '../loop/run-deadline.js';
 import { toolSet } from '../loop/tool-catalog.js';
 import { askUser, type AskResult, type Question } from './ask-user.js';
@@ -90,16 +87,14 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
   const blobStore = options.blobStore ?? defaultBlobStore;
   const principal = options.principal ?? ANONYMOUS;
   const abort = new RunAbort();
-  const cancel = (): void => abort.abort(RUN_CANCELLED);
-  const external = options.signal;
-  if (external?.aborted) cancel();
-  else external?.addEventListener('abort', cancel, { once: true });
+  abort.follow(options.signal);
   const deadlineMs = deadlineLeft(limits.deadlineMs, replay);
-  const onDeadline = (): void => abort.abort(RUN_DEADLINE);
+  const onDeadline = (): void => abort.deadlinePassed();
   const deadline =
     replay === undefined
       ? new RunDeadline(deps, deadlineMs, onDeadline)
       : replayDeadline(deps, limits.deadlineMs, replay, onDeadline);
+  abort.holdDeadline(deadline);
   const approvals = new Approvals(principal, deps.now, deps);
   const clarifications = new Clarifications(principal, deps.now, deps);
   const taskState = new TaskState(options.taskState);
@@ -124,11 +119,12 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
     maxReplans,
     act,
   });
-  const cleanup = (): void => {
-    deadline.clear();
-    external?.removeEventListener('abort', cancel);
+  const handle = new RunHandle(runId, log, abort, blobStore, approvals, clarifications);
+  const ended = (): void => {
+    abort.release(); // its deadline and the caller's signal
+    handle.loopEnded();
   };
-  const finished = runner.run().then(cleanup, (thrown: unknown) => {
+  void runner.run().then(ended, (thrown: unknown) => {
     if (!log.closed) {
       log.append({
         type: 'error',
@@ -137,9 +133,8 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
       });
       log.append({ type: 'done', status: 'error', steps: 0, usage: NO_USAGE, durationMs: 0 });
     }
-    cleanup();
+    ended();
   });
-  const handle = new RunHandle(runId, log, finished, cancel, blobStore, approvals, clarifications);
   return Object.defineProperty(handle, 'taskState', {
     get: () => taskState.snapshot(),
     enumerable: true,

@@ -34,32 +34,41 @@ export function withDefaults(deps: Partial<RunDeps> | undefined): RunDeps {
 /**
  * A UUIDv4 from a pooled CSPRNG buffer, built as one flat string. `crypto.randomUUID()`
  * returns a rope V8 keeps as ~14 pieces (~480 bytes while the run's log holds it), and
- * flattening it costs twice the call; this is both flat (36 bytes) and cheaper.
+ * flattening it costs twice the call; this is both flat (36 bytes) and cheaper. The pool is
+ * 64 KiB (4,096 ids): `getRandomValues` costs ~10 µs a call whatever its size up to there, so
+ * a 4 KiB pool spent ~40 ns of every id on refills (~8 ns now); and the 36 characters go to
+ * `String.fromCharCode` as arguments, not spread from an array (~2× faster; see bench/).
  */
-const POOL_BYTES = 16 * 256;
+const POOL_BYTES = 16 * 4096;
 const pool = new Uint8Array(POOL_BYTES);
 let poolOffset = POOL_BYTES;
 const HEX = Array.from({ length: 16 }, (_, i) => i.toString(16).charCodeAt(0));
-const codes: number[] = new Array<number>(36).fill(0);
+const DASH = 45;
+
+/** The hex digit (char code) of the high and the low half of a byte. */
+const hi = (byte: number): number => HEX[byte >> 4] as number;
+const lo = (byte: number): number => HEX[byte & 15] as number;
 
 export function uuidV4(): string {
   if (poolOffset === POOL_BYTES) {
     crypto.getRandomValues(pool);
     poolOffset = 0;
   }
-  const start = poolOffset;
+  const p = pool;
+  const s = poolOffset;
   poolOffset += 16;
-  let j = 0;
-  for (let i = 0; i < 16; i++) {
-    if (i === 4 || i === 6 || i === 8 || i === 10) codes[j++] = 45; // '-'
-    let byte = pool[start + i] as number;
-    if (i === 6)
-      byte = (byte & 0x0f) | 0x40; // version 4
-    else if (i === 8) byte = (byte & 0x3f) | 0x80; // RFC 4122 variant
-    codes[j++] = HEX[byte >> 4] as number;
-    codes[j++] = HEX[byte & 15] as number;
-  }
-  return String.fromCharCode(...codes);
+  const b = (i: number): number => p[s + i] as number;
+  const version = (b(6) & 0x0f) | 0x40; // version 4
+  const variant = (b(8) & 0x3f) | 0x80; // RFC 4122 variant
+  // prettier-ignore
+  return String.fromCharCode(
+    hi(b(0)), lo(b(0)), hi(b(1)), lo(b(1)), hi(b(2)), lo(b(2)), hi(b(3)), lo(b(3)), DASH,
+    hi(b(4)), lo(b(4)), hi(b(5)), lo(b(5)), DASH,
+    hi(version), lo(version), hi(b(7)), lo(b(7)), DASH,
+    hi(variant), lo(variant), hi(b(9)), lo(b(9)), DASH,
+    hi(b(10)), lo(b(10)), hi(b(11)), lo(b(11)), hi(b(12)), lo(b(12)),
+    hi(b(13)), lo(b(13)), hi(b(14)), lo(b(14)), hi(b(15)), lo(b(15)),
+  );
 }
 
 /**

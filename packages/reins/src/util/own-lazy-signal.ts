@@ -17,22 +17,39 @@ export function withOwnSignal<T extends { readonly signal: AbortSignal }>(target
   return new Proxy(target, OWN_SIGNAL as ProxyHandler<T>);
 }
 
-const OWN_SIGNAL: ProxyHandler<{ readonly signal: AbortSignal }> = {
-  ownKeys(target) {
-    const keys = Reflect.ownKeys(target);
-    // A frozen target cannot report keys it does not have (a proxy invariant): seen as it is.
-    if (!Object.isExtensible(target)) return keys;
-    const at = keys.indexOf(INTERNAL);
-    if (at !== -1) keys.splice(at, 1);
-    if (!keys.includes('signal')) keys.push('signal');
-    return keys;
-  },
-  getOwnPropertyDescriptor(target, key) {
-    const own = Reflect.getOwnPropertyDescriptor(target, key);
-    if (own !== undefined && key !== INTERNAL) return own;
-    if (!Object.isExtensible(target)) return own;
-    if (key !== 'signal') return undefined;
-    const getter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(target), 'signal')?.get;
-    return { get: getter, set: undefined, enumerable: true, configurable: true };
-  },
-};
+/**
+ * `withOwnSignal`, and the prototype getter `onDelta` reported as own too: a model request's
+ * delta callback is made only when read (most models never stream), ~56 bytes and an
+ * allocation per step saved.
+ */
+export function withOwnSignalAndDelta<T extends { readonly signal: AbortSignal; readonly onDelta: unknown }>(
+  target: T,
+): T {
+  return new Proxy(target, OWN_SIGNAL_AND_DELTA as ProxyHandler<T>);
+}
+
+/** A proxy handler reporting the prototype getters `lazy` as own, enumerable accessors. */
+function ownLazy(lazy: readonly string[]): ProxyHandler<object> {
+  return {
+    ownKeys(target) {
+      const keys = Reflect.ownKeys(target);
+      // A frozen target cannot report keys it does not have (a proxy invariant): seen as it is.
+      if (!Object.isExtensible(target)) return keys;
+      const at = keys.indexOf(INTERNAL);
+      if (at !== -1) keys.splice(at, 1);
+      for (const key of lazy) if (!keys.includes(key)) keys.push(key);
+      return keys;
+    },
+    getOwnPropertyDescriptor(target, key) {
+      const own = Reflect.getOwnPropertyDescriptor(target, key);
+      if (own !== undefined && key !== INTERNAL) return own;
+      if (!Object.isExtensible(target)) return own;
+      if (typeof key !== 'string' || !lazy.includes(key)) return undefined;
+      const getter = Object.getOwnPropertyDescriptor(Object.getPrototypeOf(target), key)?.get;
+      return { get: getter, set: undefined, enumerable: true, configurable: true };
+    },
+  };
+}
+
+const OWN_SIGNAL = ownLazy(['signal']);
+const OWN_SIGNAL_AND_DELTA = ownLazy(['signal', 'onDelta']);
