@@ -1,4 +1,3 @@
-import { Buffer } from 'node:buffer';
 import { isObject, type Json, type JsonText } from './json.js';
 import { parseJsonText } from './json-text.js';
 
@@ -12,6 +11,7 @@ const ALIAS = '~';
 const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
 
 interface Entry {
+  /** What it is indexed by: a string itself, else its JSON text. */
   readonly text: string;
   readonly value: Json;
   /** Its keys in order, for an object of two or more keys (see `like`). */
@@ -36,6 +36,9 @@ export interface Mark {
  */
 export class RefTable {
   readonly #entries: Entry[] = [];
+  /** Strings by themselves: no JSON text to build for the most common value. */
+  readonly #strings = new Map<string, number>();
+  /** Objects and arrays by their JSON text. */
   readonly #index = new Map<string, number>();
   /** Registered objects by their keys (in order): the latest is what a new object of that shape is stored against. */
   readonly #shapes = new Map<string, number[]>();
@@ -56,9 +59,11 @@ export class RefTable {
     return shape === undefined ? undefined : this.#shapes.get(shape)?.at(-1);
   }
 
-  /** The index of a value with this JSON text, if one is registered. */
-  lookup(text: string): number | undefined {
-    return this.#index.get(text);
+  /** The index of a registered value with the same JSON as this string, object or array. */
+  lookup(value: string | object): number | undefined {
+    return typeof value === 'string'
+      ? this.#strings.get(value)
+      : this.#index.get(this.json.of(value as Json));
   }
 
   get(index: unknown): Json {
@@ -69,13 +74,15 @@ export class RefTable {
 
   /** Registers a value the decoder has just produced (and the parts of JSON text it holds). */
   register(value: Json): void {
-    if (typeof value !== 'string' && (typeof value !== 'object' || value === null)) return;
-    const text = this.json.of(value);
-    if (Buffer.byteLength(text) < MIN_REF_BYTES || this.#index.has(text)) return;
-    this.#push({ text, value, shape: shapeOf(value) });
     if (typeof value === 'string') {
+      if (this.#strings.has(value) || !this.json.bytesAtLeast(value, MIN_REF_BYTES)) return;
+      this.#push({ text: value, value, shape: undefined });
       const parsed = parseJsonText(value);
       if (parsed !== undefined) this.#registerDeep(parsed);
+    } else if (typeof value === 'object' && value !== null) {
+      const text = this.json.of(value);
+      if (this.#index.has(text) || !this.json.bytesAtLeast(value, MIN_REF_BYTES)) return;
+      this.#push({ text, value, shape: shapeOf(value) });
     }
   }
 
@@ -114,8 +121,9 @@ export class RefTable {
   }
 
   rollback(mark: Mark): void {
-    for (const { text, shape } of this.#entries.splice(mark.values).reverse()) {
-      this.#index.delete(text);
+    for (const entry of this.#entries.splice(mark.values).reverse()) {
+      const { text, shape } = entry;
+      this.#indexFor(entry).delete(text);
       if (shape !== undefined) this.#shapes.get(shape)?.pop();
     }
     for (const key of this.#keys.splice(mark.keys)) this.#keyIndex.delete(key);
@@ -123,7 +131,7 @@ export class RefTable {
 
   /** Registers again what a rolled-back alternative registered (the one the encoder chose). */
   replay(registered: ReturnType<RefTable['since']>): void {
-    for (const entry of registered.values) if (!this.#index.has(entry.text)) this.#push(entry);
+    for (const entry of registered.values) if (!this.#indexFor(entry).has(entry.text)) this.#push(entry);
     for (const key of registered.keys) this.#registerKey(key);
   }
 
@@ -140,8 +148,12 @@ export class RefTable {
       indexes.push(this.#entries.length);
       this.#shapes.set(shape, indexes);
     }
-    this.#index.set(entry.text, this.#entries.length);
+    this.#indexFor(entry).set(entry.text, this.#entries.length);
     this.#entries.push(entry);
+  }
+
+  #indexFor(entry: Entry): Map<string, number> {
+    return typeof entry.value === 'string' ? this.#strings : this.#index;
   }
 
   #registerDeep(value: Json): void {

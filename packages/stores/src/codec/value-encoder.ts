@@ -26,14 +26,18 @@ export class ValueEncoder {
 
   /** Whether two values are the same JSON (key order included: the decoder rebuilds it). */
   same(a: Json, b: Json | undefined): boolean {
-    return b !== undefined && this.json.of(a) === this.json.of(b);
+    if (a === b) return true;
+    if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null)
+      return Array.isArray(a) === Array.isArray(b) && this.json.of(a) === this.json.of(b);
+    // Unequal primitives (or one and an object) differ in JSON, but for the ones JSON prints as `null`.
+    return printsNull(a) && printsNull(b);
   }
 
   /** `value` replacing `base` (absent: a new value); the caller has left out a value that did not change. */
   encode(value: Json, base: Json | undefined, registerSelf = true): Json {
     if (typeof value === 'string' || (typeof value === 'object' && value !== null)) {
-      const index = this.table.lookup(this.json.of(value));
-      if (index !== undefined && String(-index - 1).length < Buffer.byteLength(this.json.of(value)))
+      const index = this.table.lookup(value);
+      if (index !== undefined && this.json.bytesAtLeast(value, String(-index - 1).length + 1))
         return -index - 1;
     }
     if (typeof value === 'number' && Number.isInteger(value) && value < 0) return [TAG.negative, value];
@@ -95,11 +99,7 @@ export class ValueEncoder {
   #object(value: JsonObject, base: Json | undefined, registerSelf: boolean): Json {
     const from = isObject(base) ? base : {};
     const keys = Object.keys(value);
-    const rebuilt = [
-      ...Object.keys(from).filter((k) => hasOwn(value, k)),
-      ...keys.filter((k) => !hasOwn(from, k)),
-    ];
-    if (!rebuilt.every((k, i) => keys[i] === k)) return [TAG.whole, this.#diff(value, {})];
+    if (!keepsOrder(keys, value, from)) return [TAG.whole, this.#diff(value, {})];
     if (base === undefined && this.json.of(value).length >= MIN_LIKE_CHARS) {
       // A new object shaped like one registered before, sharing at least half its values:
       // stored as that one, changed.
@@ -158,6 +158,20 @@ export class ValueEncoder {
     this.table.replay(best.entries);
     return best.stored;
   }
+}
+
+const printsNull = (v: Json | undefined): boolean =>
+  v === null || (typeof v === 'number' && !Number.isFinite(v));
+
+/**
+ * Whether the decoder, rebuilding `value` from `from` (its keys in their order, then the new
+ * keys), gets `keys` in their order: it does when the keys `from` shares come first, in
+ * `from`'s order (the new keys then follow in `keys`' own order).
+ */
+function keepsOrder(keys: readonly string[], value: JsonObject, from: JsonObject): boolean {
+  let next = 0;
+  for (const key of Object.keys(from)) if (hasOwn(value, key) && keys[next++] !== key) return false;
+  return true;
 }
 
 /** The keys every item shares, in order, when the array is two or more objects of one shape. */
