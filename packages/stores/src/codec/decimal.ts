@@ -68,10 +68,7 @@ function splitDecimal(x: number): SplitDecimal | undefined {
  * BigInt), printed as its exact decimal and parsed: the double `toNumber` gives for the same
  * decimal. `undefined` when a part does not fit (then the BigInt path answers).
  */
-function fastSum(a: number, b: number, sign: 1 | -1): number | undefined {
-  const x = splitDecimal(a);
-  const y = splitDecimal(b);
-  if (x === undefined || y === undefined) return undefined;
+function fastSum(x: SplitDecimal, y: SplitDecimal, sign: 1 | -1): number | undefined {
   const scale = Math.max(x.scale, y.scale);
   const unit = POWERS_OF_TEN[scale] ?? NaN;
   let whole = x.whole + sign * y.whole;
@@ -91,22 +88,34 @@ function fastSum(a: number, b: number, sign: 1 | -1): number | undefined {
   return Number(`${negative ? '-' : ''}${Math.abs(whole)}${digits}`);
 }
 
+/** `a + sign × b` in decimal with BigInt: any finite doubles. */
+function exactSum(a: number, b: number, sign: 1 | -1): number {
+  const [x, y, scale] = aligned(parseDecimal(a), parseDecimal(b));
+  return toNumber({ digits: sign === 1 ? x + y : x - y, scale });
+}
+
+/** `a + sign × b` in decimal: the fast path when the parts fit, else BigInt. */
+function sum(a: number, b: number, sign: 1 | -1): number {
+  const x = splitDecimal(a);
+  const y = splitDecimal(b);
+  return (x !== undefined && y !== undefined ? fastSum(x, y, sign) : undefined) ?? exactSum(a, b, sign);
+}
+
 /** `x − reference` in decimal, as a double; `undefined` when that double does not add back to `x` exactly. */
 export function decimalDelta(x: number, reference: number): number | undefined {
   if (!Number.isFinite(x) || !Number.isFinite(reference)) return undefined;
-  let delta = fastSum(x, reference, -1);
-  if (delta === undefined) {
-    const [a, b, scale] = aligned(parseDecimal(x), parseDecimal(reference));
-    delta = toNumber({ digits: a - b, scale });
-  }
+  const a = splitDecimal(x);
+  const b = splitDecimal(reference);
+  const fast = a !== undefined && b !== undefined ? fastSum(a, b, -1) : undefined;
+  // Under 10^(15 − scale), the exact difference has at most 15 significant digits, so it is
+  // what the delta prints as, and adding it back gives x's shortest form: x (but -0 prints as 0).
+  const room = POWERS_OF_TEN[15 - Math.max(a?.scale ?? 15, b?.scale ?? 15)] ?? 0;
+  if (fast !== undefined && Math.abs(fast) < room && !Object.is(x, -0)) return fast;
+  const delta = fast ?? exactSum(x, reference, -1);
   return Number.isFinite(delta) && Object.is(decimalSum(reference, delta), x) ? delta : undefined;
 }
 
 /** `reference + delta` in decimal, as a double (the inverse of `decimalDelta`). */
 export function decimalSum(reference: number, delta: number): number {
-  const fast =
-    Number.isFinite(reference) && Number.isFinite(delta) ? fastSum(reference, delta, 1) : undefined;
-  if (fast !== undefined) return fast;
-  const [a, b, scale] = aligned(parseDecimal(reference), parseDecimal(delta));
-  return toNumber({ digits: a + b, scale });
+  return sum(reference, delta, 1);
 }
