@@ -44,6 +44,9 @@ export class RefTable {
   readonly #shapes = new Map<string, number[]>();
   readonly #keys: string[] = [];
   readonly #keyIndex = new Map<string, number>();
+  /** Each key's alias (`"~1f"`), and which key an alias stands for: only well-formed aliases are in it. */
+  readonly #aliases: string[] = [];
+  readonly #aliasIndex = new Map<string, number>();
 
   constructor(
     private readonly json: JsonText,
@@ -89,7 +92,7 @@ export class RefTable {
   /** How a key is stored: its alias when met before (and shorter), else itself (escaped); registers it. */
   writeKey(key: string): string {
     const index = this.#keyIndex.get(key);
-    if (index !== undefined) return `${ALIAS}${index.toString(36)}`;
+    if (index !== undefined) return this.#aliases[index] ?? `${ALIAS}${index.toString(36)}`;
     this.#registerKey(key);
     return key.startsWith(ALIAS) ? `${ALIAS}${key}` : key;
   }
@@ -105,9 +108,9 @@ export class RefTable {
       this.#registerKey(key);
       return key;
     }
-    const key = this.#keys[parseInt(stored.slice(1), 36)];
-    if (key === undefined || stored !== `${ALIAS}${(this.#keyIndex.get(key) ?? -1).toString(36)}`)
-      throw new RangeError(`stored event: key alias ${stored} is unknown`);
+    const index = this.#aliasIndex.get(stored);
+    const key = index === undefined ? undefined : this.#keys[index];
+    if (key === undefined) throw new RangeError(`stored event: key alias ${stored} is unknown`);
     return key;
   }
 
@@ -127,6 +130,7 @@ export class RefTable {
       if (shape !== undefined) this.#shapes.get(shape)?.pop();
     }
     for (const key of this.#keys.splice(mark.keys)) this.#keyIndex.delete(key);
+    for (const alias of this.#aliases.splice(mark.keys)) this.#aliasIndex.delete(alias);
   }
 
   /** Registers again what a rolled-back alternative registered (the one the encoder chose). */
@@ -136,9 +140,13 @@ export class RefTable {
   }
 
   #registerKey(key: string): void {
-    if (key.length < MIN_ALIAS_CHARS || INDEX_KEY.test(key) || this.#keyIndex.has(key)) return;
-    this.#keyIndex.set(key, this.#keys.length);
+    if (key.length < MIN_ALIAS_CHARS || this.#keyIndex.has(key) || INDEX_KEY.test(key)) return;
+    const index = this.#keys.length;
+    const alias = `${ALIAS}${index.toString(36)}`;
+    this.#keyIndex.set(key, index);
+    this.#aliasIndex.set(alias, index);
     this.#keys.push(key);
+    this.#aliases.push(alias);
   }
 
   #push(entry: Entry): void {

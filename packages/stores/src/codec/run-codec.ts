@@ -168,8 +168,10 @@ export class RunCodec {
    */
   #likeliestBase(relativeEvent: JsonObject, plain: JsonObject): number | undefined {
     const [kind, broad] = kindsOf(plain);
+    const candidates = new Set([...(this.#kinds.get(kind) ?? []), ...(this.#kinds.get(broad) ?? [])]);
+    if (candidates.size < 2) return candidates.values().next().value;
     let best: { base: number; shared: number } | undefined;
-    for (const base of new Set([...(this.#kinds.get(kind) ?? []), ...(this.#kinds.get(broad) ?? [])])) {
+    for (const base of candidates) {
       const previous = this.#relatives[base];
       if (previous === undefined) continue;
       let shared = 0;

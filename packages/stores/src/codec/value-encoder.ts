@@ -35,7 +35,8 @@ export class ValueEncoder {
 
   /** `value` replacing `base` (absent: a new value); the caller has left out a value that did not change. */
   encode(value: Json, base: Json | undefined, registerSelf = true): Json {
-    if (typeof value === 'string' || (typeof value === 'object' && value !== null)) {
+    // A root (`registerSelf: false`, an event) is never registered, so not worth looking up either.
+    if (registerSelf && (typeof value === 'string' || (typeof value === 'object' && value !== null))) {
       const index = this.table.lookup(value);
       if (index !== undefined && this.json.bytesAtLeast(value, String(-index - 1).length + 1))
         return -index - 1;
