@@ -51,7 +51,23 @@ interface SplitDecimal {
 /** 10^0 … 10^15, written out: each is an exact double, and a fraction part has at most 15 digits. */
 const POWERS_OF_TEN = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15];
 
+/**
+ * The last doubles split: an event's `at` is the reference of its other times and of the next
+ * event's, and the check decodes the same times again, so each is printed several times.
+ */
+const recentSplits = new Map<number, SplitDecimal | null>();
+const RECENT_MAX = 64;
+
 function splitDecimal(x: number): SplitDecimal | undefined {
+  const known = recentSplits.get(x);
+  if (known !== undefined) return known ?? undefined;
+  const split = printSplit(x);
+  if (recentSplits.size >= RECENT_MAX) recentSplits.clear();
+  recentSplits.set(x, split ?? null); // 0 and -0 share a key: both print as "0"
+  return split;
+}
+
+function printSplit(x: number): SplitDecimal | undefined {
   const text = String(x);
   if (text.includes('e')) return undefined;
   const point = text.indexOf('.');

@@ -41,6 +41,14 @@ export class JsonText {
     return text;
   }
 
+  /** Drops what is memoised for a tree the codec does not own (a caller's event may change later). */
+  forget(value: Json): void {
+    if (typeof value !== 'object' || value === null) return;
+    this.#cache.delete(value); // and the children's, whether or not the parent's text was asked for
+    if (Array.isArray(value)) for (const item of value) this.forget(item);
+    else for (const key of Object.keys(value)) this.forget(value[key] as Json);
+  }
+
   /**
    * Whether the value's JSON text is at least `bytes` long in UTF-8. Its UTF-16 length (a
    * string's plus its two quotes) is a lower bound, so only short texts are measured.
@@ -51,6 +59,30 @@ export class JsonText {
     const text = this.of(value as Json);
     return text.length >= bytes || Buffer.byteLength(text) >= bytes;
   }
+}
+
+/** Whether a value prints as `null` in JSON (non-finite numbers do). */
+export const printsNull = (v: Json | undefined): boolean =>
+  v === null || (typeof v === 'number' && !Number.isFinite(v));
+
+/** Whether two values have the same JSON text (key order included), compared without building it. */
+export function sameJson(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null)
+    return printsNull(a) && printsNull(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] as Json, b[i] as Json)) return false;
+    return true;
+  }
+  const keys = Object.keys(a);
+  const otherKeys = Object.keys(b);
+  if (keys.length !== otherKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key !== otherKeys[i] || !sameJson(a[key] as Json, b[key] as Json)) return false;
+  }
+  return true;
 }
 
 /** Sets an own property, `__proto__` included (plain assignment would change the prototype). */

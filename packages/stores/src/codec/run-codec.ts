@@ -1,6 +1,6 @@
-import { Buffer } from 'node:buffer';
 import type { RunEvent } from 'reins';
-import { isObject, JsonText, setKey, type Json, type JsonObject } from './json.js';
+import { isObject, JsonText, sameJson, setKey, type Json, type JsonObject } from './json.js';
+import { plainJson } from './plain-json.js';
 import { PRESET_KEYS, PRESET_VALUES } from './preset-keys.js';
 import { RefTable } from './ref-table.js';
 import { fromRelative, toRelative } from './relative-times.js';
@@ -84,8 +84,8 @@ export class RunCodec {
 
   /** The stored body of the run's next event (JSON text). */
   encode(event: RunEvent): string {
-    const plainText = JSON.stringify(event);
-    const plain = JSON.parse(plainText) as JsonObject;
+    // The event as JSON gives it back, sharing the caller's objects (they are not kept).
+    const plain = plainJson(event);
     const { runId, seq } = plain;
     if (typeof runId !== 'string' || seq !== this.count)
       throw new RangeError(
@@ -98,30 +98,27 @@ export class RunCodec {
       ? undefined
       : [keys.indexOf('runId'), keys.indexOf('seq')];
     const relativeEvent = toRelative(rest, { previousAt: this.#previousAt, firstAt: this.#firstAt });
-    const envelope = (base: number | undefined): string => {
-      const mark = this.#table.mark();
+    const mark = this.#table.mark();
+    try {
+      const base = this.#likeliestBase(relativeEvent, plain);
       const stored = this.#encoder.encode(
         relativeEvent,
         base === undefined ? undefined : this.#relatives[base],
         false,
       );
       this.#table.rollback(mark);
-      return JSON.stringify({
+      const body = JSON.stringify({
         v: CODEC_VERSION,
         ...(base === undefined ? {} : { b: seq - base }),
         ...(positions === undefined ? {} : { p: positions }),
         d: stored,
       });
-    };
-    const base = this.#likeliestBase(relativeEvent, plain);
-    let body = envelope(base);
-    // Whole, when the diff against the likeliest base did not even beat the plain JSON (never in the recorded runs).
-    if (base !== undefined && body.length >= plainText.length) {
-      const whole = envelope(undefined);
-      if (Buffer.byteLength(whole) < Buffer.byteLength(body)) body = whole;
+      this.#check(body, plain, runId, seq);
+      return body;
+    } finally {
+      // Texts of the caller's objects were memoised by identity; the caller may change them later.
+      this.#json.forget(relativeEvent);
     }
-    this.#check(body, plainText, runId, seq);
-    return body;
   }
 
   /** The run's next event back from its stored body. */
@@ -164,7 +161,8 @@ export class RunCodec {
    * The earlier event to store this one against: of the last events of its kinds (`kindsOf`),
    * the one whose top-level values repeat the most of this one's JSON text. Encoding against
    * each candidate and keeping the smallest cost 2.2 encodes per event on the recorded kitchen
-   * runs; this pick costs one, for 0.3% more bytes. Undefined when no event of its kinds came before.
+   * runs; this pick costs one, for 0.3% more bytes (storing the event whole instead never came
+   * out smaller there, so it is not weighed). Undefined when no event of its kinds came before.
    */
   #likeliestBase(relativeEvent: JsonObject, plain: JsonObject): number | undefined {
     const [kind, broad] = kindsOf(plain);
@@ -197,14 +195,14 @@ export class RunCodec {
   }
 
   /** Decodes `body` into the state; if it is not the event's JSON exactly, puts the state back and throws. */
-  #check(body: string, plainText: string, runId: string, seq: number): void {
+  #check(body: string, plain: JsonObject, runId: string, seq: number): void {
     const mark = this.#table.mark();
     const before = { previousAt: this.#previousAt, firstAt: this.#firstAt, kinds: new Map(this.#kinds) };
-    let decodedText: string | undefined;
+    let same = false;
     try {
-      decodedText = JSON.stringify(this.#decode(body, runId, seq));
+      same = sameJson(this.#decode(body, runId, seq), plain);
     } finally {
-      if (decodedText !== plainText) {
+      if (!same) {
         this.#table.rollback(mark);
         this.#relatives.length = seq;
         this.#kinds.clear();
@@ -213,7 +211,6 @@ export class RunCodec {
         this.#firstAt = before.firstAt;
       }
     }
-    if (decodedText !== plainText)
-      throw new Error(`codec: event ${runId}#${seq} does not decode to itself (a codec bug)`);
+    if (!same) throw new Error(`codec: event ${runId}#${seq} does not decode to itself (a codec bug)`);
   }
 }

@@ -1,5 +1,5 @@
 import { Buffer } from 'node:buffer';
-import { isObject, setKey, type Json, type JsonObject, type JsonText } from './json.js';
+import { isObject, printsNull, setKey, type Json, type JsonObject, type JsonText } from './json.js';
 import type { RefTable } from './ref-table.js';
 import { parseJsonText } from './json-text.js';
 import { TAG } from './tags.js';
@@ -160,9 +160,6 @@ export class ValueEncoder {
     return best.stored;
   }
 }
-
-const printsNull = (v: Json | undefined): boolean =>
-  v === null || (typeof v === 'number' && !Number.isFinite(v));
 
 /**
  * Whether the decoder, rebuilding `value` from `from` (its keys in their order, then the new
