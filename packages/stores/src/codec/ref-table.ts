@@ -3,6 +3,11 @@ import { parseJsonText } from './json-text.js';
 
 /** Values whose JSON is shorter than this (in UTF-8 bytes) are never worth a reference (`-12` is 3). */
 const MIN_REF_BYTES = 5;
+/**
+ * Objects whose JSON is shorter than this are neither stored against an earlier one like them
+ * nor offered as one to store against (a diff saves little, and shaping every object costs).
+ */
+export const MIN_LIKE_CHARS = 64;
 /** Keys shorter than this are never worth an alias (`"~a"` is 4 characters). */
 const MIN_ALIAS_CHARS = 3;
 /** An alias starts with this; a key of the run that does is written with it doubled. */
@@ -56,7 +61,7 @@ export class RefTable {
     for (const value of preset.values ?? []) this.register(value);
   }
 
-  /** The latest registered object with the same keys in the same order (two or more keys). */
+  /** The latest registered object with the same keys in the same order (two or more keys; `MIN_LIKE_CHARS`). */
   like(value: Json): number | undefined {
     const shape = shapeOf(value);
     return shape === undefined ? undefined : this.#shapes.get(shape)?.at(-1);
@@ -85,7 +90,7 @@ export class RefTable {
     } else if (typeof value === 'object' && value !== null) {
       const text = this.json.of(value);
       if (this.#index.has(text) || !this.json.bytesAtLeast(value, MIN_REF_BYTES)) return;
-      this.#push({ text, value, shape: shapeOf(value) });
+      this.#push({ text, value, shape: text.length >= MIN_LIKE_CHARS ? shapeOf(value) : undefined });
     }
   }
 

@@ -1,11 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { isObject, printsNull, setKey, type Json, type JsonObject, type JsonText } from './json.js';
-import type { RefTable } from './ref-table.js';
+import { MIN_LIKE_CHARS, type RefTable } from './ref-table.js';
 import { parseJsonText } from './json-text.js';
 import { TAG } from './tags.js';
-
-/** Objects shorter than this are not stored against one like them (a diff saves little, and weighing costs). */
-const MIN_LIKE_CHARS = 64;
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
