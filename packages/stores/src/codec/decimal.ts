@@ -99,6 +99,10 @@ function fastSum(x: SplitDecimal, y: SplitDecimal, sign: 1 | -1): number | undef
   const borrow = whole > 0 && fraction < 0 ? 1 : whole < 0 && fraction > 0 ? -1 : 0;
   whole -= borrow;
   fraction += borrow * unit;
+  // Both parts share a sign now. When all the digits fit a safe integer, one division of exact
+  // doubles is correctly rounded (Clinger's fast path), as parsing the decimal would be.
+  const digitsValue = whole * unit + fraction;
+  if (Number.isSafeInteger(digitsValue)) return digitsValue / unit;
   const negative = whole < 0 || fraction < 0;
   const digits = fraction === 0 ? '' : `.${String(Math.abs(fraction)).padStart(scale, '0')}`;
   return Number(`${negative ? '-' : ''}${Math.abs(whole)}${digits}`);
