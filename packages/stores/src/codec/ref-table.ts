@@ -23,6 +23,15 @@ interface Entry {
   readonly shape: string | undefined;
 }
 
+/** Keys and values every run's table starts with (`preset-keys.ts`). */
+export interface Preset {
+  readonly keys: readonly string[];
+  readonly values: readonly string[];
+}
+
+/** Each preset's table, built once: a new table copies it. Entries are immutable, so shared. */
+const PREPARED = new WeakMap<Preset, RefTable>();
+
 /** How far both lists were filled (`RefTable.mark`). */
 export interface Mark {
   readonly values: number;
@@ -40,25 +49,45 @@ export interface Mark {
  * `replay`); what the decoder registers is the truth both sides share.
  */
 export class RefTable {
-  readonly #entries: Entry[] = [];
+  readonly #entries: Entry[];
   /** Strings by themselves: no JSON text to build for the most common value. */
-  readonly #strings = new Map<string, number>();
+  readonly #strings: Map<string, number>;
   /** Objects and arrays by their JSON text. */
-  readonly #index = new Map<string, number>();
+  readonly #index: Map<string, number>;
   /** Registered objects by their keys (in order): the latest is what a new object of that shape is stored against. */
-  readonly #shapes = new Map<string, number[]>();
-  readonly #keys: string[] = [];
-  readonly #keyIndex = new Map<string, number>();
+  readonly #shapes: Map<string, number[]>;
+  readonly #keys: string[];
+  readonly #keyIndex: Map<string, number>;
   /** Each key's alias (`"~1f"`), and which key an alias stands for: only well-formed aliases are in it. */
-  readonly #aliases: string[] = [];
-  readonly #aliasIndex = new Map<string, number>();
+  readonly #aliases: string[];
+  readonly #aliasIndex: Map<string, number>;
 
+  /** A table holding `preset` (its keys, then its values), as every run's table starts. */
+  static withPreset(json: JsonText, preset: Preset): RefTable {
+    let prepared = PREPARED.get(preset);
+    if (prepared === undefined) {
+      prepared = new RefTable(json);
+      for (const key of preset.keys) prepared.#registerKey(key);
+      for (const value of preset.values) prepared.register(value);
+      PREPARED.set(preset, prepared);
+    }
+    return new RefTable(json, prepared);
+  }
+
+  /** An empty table, or a copy of `from` (copying the preset's maps is cheaper than building them per run). */
   constructor(
     private readonly json: JsonText,
-    preset: { readonly keys?: readonly string[]; readonly values?: readonly string[] } = {},
+    from?: RefTable,
   ) {
-    for (const key of preset.keys ?? []) this.#registerKey(key);
-    for (const value of preset.values ?? []) this.register(value);
+    this.#entries = from === undefined ? [] : [...from.#entries];
+    this.#strings = new Map(from === undefined ? [] : from.#strings);
+    this.#index = new Map(from === undefined ? [] : from.#index);
+    const shapes = from === undefined ? [] : [...from.#shapes];
+    this.#shapes = new Map(shapes.map(([shape, indexes]) => [shape, [...indexes]]));
+    this.#keys = from === undefined ? [] : [...from.#keys];
+    this.#keyIndex = new Map(from === undefined ? [] : from.#keyIndex);
+    this.#aliases = from === undefined ? [] : [...from.#aliases];
+    this.#aliasIndex = new Map(from === undefined ? [] : from.#aliasIndex);
   }
 
   /** The latest registered object with the same keys in the same order (two or more keys; `MIN_LIKE_CHARS`). */

@@ -13,6 +13,9 @@ export const CODEC_VERSION = 1;
 /** How many earlier events of the same kind an event may be stored against (`#likeliestBase` picks one). */
 const BASE_CANDIDATES = 3;
 
+/** Reins' own keys and values, known to both sides before any event (one object: its table is built once). */
+const PRESET = { keys: PRESET_KEYS, values: PRESET_VALUES };
+
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
 /** A stored body this build cannot read (written by a newer codec, or not a body at all). */
@@ -70,7 +73,7 @@ function withIdentity(keys: readonly string[], positions: readonly number[] | un
  */
 export class RunCodec {
   readonly #json = new JsonText();
-  readonly #table = new RefTable(this.#json, { keys: PRESET_KEYS, values: PRESET_VALUES });
+  readonly #table = RefTable.withPreset(this.#json, PRESET);
   readonly #encoder = new ValueEncoder(this.#table, this.#json);
   readonly #relatives: JsonObject[] = [];
   readonly #kinds = new Map<string, number[]>();
