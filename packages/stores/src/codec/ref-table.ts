@@ -1,4 +1,5 @@
-import { isObject, type Json, type JsonText } from './json.js';
+import type { JsonIds } from './json-ids.js';
+import { isObject, type Json } from './json.js';
 import { parseJsonText } from './json-text.js';
 
 /** Values whose JSON is shorter than this (in UTF-8 bytes) are never worth a reference (`-12` is 3). */
@@ -16,8 +17,8 @@ const ALIAS = '~';
 const INDEX_KEY = /^(?:0|[1-9]\d{0,9})$/;
 
 interface Entry {
-  /** What it is indexed by: a string itself, else its JSON text. */
-  readonly text: string;
+  /** What it is indexed by: a string itself, else its number (`JsonIds`). */
+  readonly key: string | number;
   readonly value: Json;
   /** Its keys in order, for an object of two or more keys (see `like`). */
   readonly shape: string | undefined;
@@ -50,10 +51,8 @@ export interface Mark {
  */
 export class RefTable {
   readonly #entries: Entry[];
-  /** Strings by themselves: no JSON text to build for the most common value. */
-  readonly #strings: Map<string, number>;
-  /** Objects and arrays by their JSON text. */
-  readonly #index: Map<string, number>;
+  /** Registered values by their `Entry.key`: a string by itself, an object or array by its number. */
+  readonly #index: Map<string | number, number>;
   /** Registered objects by their keys (in order): the latest is what a new object of that shape is stored against. */
   readonly #shapes: Map<string, number[]>;
   readonly #keys: string[];
@@ -63,7 +62,7 @@ export class RefTable {
   readonly #aliasIndex: Map<string, number>;
 
   /** A table holding `preset` (its keys, then its values), as every run's table starts. */
-  static withPreset(json: JsonText, preset: Preset): RefTable {
+  static withPreset(json: JsonIds, preset: Preset): RefTable {
     let prepared = PREPARED.get(preset);
     if (prepared === undefined) {
       prepared = new RefTable(json);
@@ -76,11 +75,10 @@ export class RefTable {
 
   /** An empty table, or a copy of `from` (copying the preset's maps is cheaper than building them per run). */
   constructor(
-    private readonly json: JsonText,
+    private readonly json: JsonIds,
     from?: RefTable,
   ) {
     this.#entries = from === undefined ? [] : [...from.#entries];
-    this.#strings = new Map(from === undefined ? [] : from.#strings);
     this.#index = new Map(from === undefined ? [] : from.#index);
     const shapes = from === undefined ? [] : [...from.#shapes];
     this.#shapes = new Map(shapes.map(([shape, indexes]) => [shape, [...indexes]]));
@@ -98,9 +96,7 @@ export class RefTable {
 
   /** The index of a registered value with the same JSON as this string, object or array. */
   lookup(value: string | object): number | undefined {
-    return typeof value === 'string'
-      ? this.#strings.get(value)
-      : this.#index.get(this.json.of(value as Json));
+    return this.#index.get(typeof value === 'string' ? value : this.json.id(value));
   }
 
   get(index: unknown): Json {
@@ -112,14 +108,15 @@ export class RefTable {
   /** Registers a value the decoder has just produced (and the parts of JSON text it holds). */
   register(value: Json): void {
     if (typeof value === 'string') {
-      if (this.#strings.has(value) || !this.json.bytesAtLeast(value, MIN_REF_BYTES)) return;
-      this.#push({ text: value, value, shape: undefined });
+      if (this.#index.has(value) || !this.json.bytesAtLeast(value, MIN_REF_BYTES)) return;
+      this.#push({ key: value, value, shape: undefined });
       const parsed = parseJsonText(value);
       if (parsed !== undefined) this.#registerDeep(parsed);
     } else if (typeof value === 'object' && value !== null) {
-      const text = this.json.of(value);
-      if (this.#index.has(text) || !this.json.bytesAtLeast(value, MIN_REF_BYTES)) return;
-      this.#push({ text, value, shape: text.length >= MIN_LIKE_CHARS ? shapeOf(value) : undefined });
+      const key = this.json.id(value);
+      if (this.#index.has(key) || !this.json.bytesAtLeast(value, MIN_REF_BYTES)) return;
+      const long = this.json.length(value) >= MIN_LIKE_CHARS;
+      this.#push({ key, value, shape: long ? shapeOf(value) : undefined });
     }
   }
 
@@ -159,8 +156,8 @@ export class RefTable {
 
   rollback(mark: Mark): void {
     for (const entry of this.#entries.splice(mark.values).reverse()) {
-      const { text, shape } = entry;
-      this.#indexFor(entry).delete(text);
+      const { key, shape } = entry;
+      this.#index.delete(key);
       if (shape !== undefined) this.#shapes.get(shape)?.pop();
     }
     for (const key of this.#keys.splice(mark.keys)) this.#keyIndex.delete(key);
@@ -169,7 +166,7 @@ export class RefTable {
 
   /** Registers again what a rolled-back alternative registered (the one the encoder chose). */
   replay(registered: ReturnType<RefTable['since']>): void {
-    for (const entry of registered.values) if (!this.#indexFor(entry).has(entry.text)) this.#push(entry);
+    for (const entry of registered.values) if (!this.#index.has(entry.key)) this.#push(entry);
     for (const key of registered.keys) this.#registerKey(key);
   }
 
@@ -190,12 +187,8 @@ export class RefTable {
       indexes.push(this.#entries.length);
       this.#shapes.set(shape, indexes);
     }
-    this.#indexFor(entry).set(entry.text, this.#entries.length);
+    this.#index.set(entry.key, this.#entries.length);
     this.#entries.push(entry);
-  }
-
-  #indexFor(entry: Entry): Map<string, number> {
-    return typeof entry.value === 'string' ? this.#strings : this.#index;
   }
 
   #registerDeep(value: Json): void {

@@ -1,5 +1,6 @@
 import type { RunEvent } from 'reins';
-import { isObject, JsonText, sameJson, setKey, type Json, type JsonObject } from './json.js';
+import { JsonIds } from './json-ids.js';
+import { isObject, sameJson, setKey, type Json, type JsonObject } from './json.js';
 import { plainJson } from './plain-json.js';
 import { PRESET_KEYS, PRESET_VALUES } from './preset-keys.js';
 import { RefTable } from './ref-table.js';
@@ -72,7 +73,7 @@ function withIdentity(keys: readonly string[], positions: readonly number[] | un
  * whose value is `undefined` are left out, as `JSON.stringify` does; key order is kept).
  */
 export class RunCodec {
-  readonly #json = new JsonText();
+  readonly #json = new JsonIds();
   readonly #table = RefTable.withPreset(this.#json, PRESET);
   readonly #encoder = new ValueEncoder(this.#table, this.#json);
   readonly #relatives: JsonObject[] = [];
@@ -179,7 +180,7 @@ export class RunCodec {
       for (const key of Object.keys(relativeEvent)) {
         const value = relativeEvent[key] as Json;
         if (this.#encoder.same(value, hasOwn(previous, key) ? previous[key] : undefined))
-          shared += this.#json.of(value).length;
+          shared += this.#json.length(value);
       }
       if (best === undefined || shared > best.shared) best = { base, shared };
     }

@@ -1,5 +1,6 @@
 import { Buffer } from 'node:buffer';
-import { isObject, printsNull, setKey, type Json, type JsonObject, type JsonText } from './json.js';
+import type { JsonIds } from './json-ids.js';
+import { isObject, printsNull, setKey, type Json, type JsonObject } from './json.js';
 import { MIN_LIKE_CHARS, type RefTable } from './ref-table.js';
 import { parseJsonText } from './json-text.js';
 import { TAG } from './tags.js';
@@ -18,14 +19,14 @@ export class ValueEncoder {
 
   constructor(
     private readonly table: RefTable,
-    private readonly json: JsonText,
+    private readonly json: JsonIds,
   ) {}
 
   /** Whether two values are the same JSON (key order included: the decoder rebuilds it). */
   same(a: Json, b: Json | undefined): boolean {
     if (a === b) return true;
     if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null)
-      return Array.isArray(a) === Array.isArray(b) && this.json.of(a) === this.json.of(b);
+      return this.json.id(a) === this.json.id(b);
     // Unequal primitives (or one and an object) differ in JSON, but for the ones JSON prints as `null`.
     return printsNull(a) && printsNull(b);
   }
@@ -98,7 +99,7 @@ export class ValueEncoder {
     const from = isObject(base) ? base : {};
     const keys = Object.keys(value);
     if (!keepsOrder(keys, value, from)) return [TAG.whole, this.#diff(value, {})];
-    if (base === undefined && this.json.of(value).length >= MIN_LIKE_CHARS) {
+    if (base === undefined && this.json.length(value) >= MIN_LIKE_CHARS) {
       // A new object shaped like one registered before, sharing at least half its values:
       // stored as that one, changed.
       const like = this.table.like(value);
