@@ -56,7 +56,11 @@ export class JsonIds {
     return length >= bytes || Buffer.byteLength(JSON.stringify(value)) >= bytes;
   }
 
-  /** Drops what is memoised for a tree the codec does not own (a caller's event may change later). */
+  /**
+   * Drops what is memoised for a tree the codec does not own (a caller's event may change
+   * later). Walked rather than noted as described: the parsed model replies met on the way
+   * are the codec's own, and the check describes them again.
+   */
   forget(value: Json): void {
     if (typeof value !== 'object' || value === null) return;
     this.#objects.delete(value); // and the children's, whether or not the parent was asked about

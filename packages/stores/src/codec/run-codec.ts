@@ -120,7 +120,7 @@ export class RunCodec {
       this.#check(body, plain, runId, seq);
       return body;
     } finally {
-      // Texts of the caller's objects were memoised by identity; the caller may change them later.
+      // The caller's objects got numbers by identity; the caller may change them later.
       this.#json.forget(relativeEvent);
     }
   }
@@ -131,7 +131,8 @@ export class RunCodec {
     return JSON.parse(JSON.stringify(this.#decode(body, runId, seq))) as RunEvent;
   }
 
-  #decode(body: string, runId: string, seq: number): JsonObject {
+  /** `undo` collects what `#advance` replaced, for `#check` to put back. */
+  #decode(body: string, runId: string, seq: number, undo?: [string, number[] | undefined][]): JsonObject {
     if (seq !== this.count)
       throw new RangeError(`codec: event ${runId}#${seq} is not the next (seq ${this.count})`);
     let envelope: Json;
@@ -157,7 +158,7 @@ export class RunCodec {
     const positions = Array.isArray(p) ? p.filter((n): n is number => typeof n === 'number') : undefined;
     for (const key of withIdentity(Object.keys(rest), positions))
       setKey(event, key, key === 'runId' ? runId : key === 'seq' ? seq : (rest[key] as Json));
-    this.#advance(relativeEvent, event);
+    this.#advance(relativeEvent, event, undo);
     return event;
   }
 
@@ -170,14 +171,16 @@ export class RunCodec {
    */
   #likeliestBase(relativeEvent: JsonObject, plain: JsonObject): number | undefined {
     const [kind, broad] = kindsOf(plain);
-    const candidates = new Set([...(this.#kinds.get(kind) ?? []), ...(this.#kinds.get(broad) ?? [])]);
-    if (candidates.size < 2) return candidates.values().next().value;
+    const candidates = [...(this.#kinds.get(kind) ?? [])];
+    for (const seq of this.#kinds.get(broad) ?? []) if (!candidates.includes(seq)) candidates.push(seq);
+    if (candidates.length < 2) return candidates[0];
+    const keys = Object.keys(relativeEvent);
     let best: { base: number; shared: number } | undefined;
     for (const base of candidates) {
       const previous = this.#relatives[base];
       if (previous === undefined) continue;
       let shared = 0;
-      for (const key of Object.keys(relativeEvent)) {
+      for (const key of keys) {
         const value = relativeEvent[key] as Json;
         if (this.#encoder.same(value, hasOwn(previous, key) ? previous[key] : undefined))
           shared += this.#json.length(value);
@@ -187,11 +190,12 @@ export class RunCodec {
     return best?.base;
   }
 
-  #advance(relativeEvent: JsonObject, event: JsonObject): void {
+  #advance(relativeEvent: JsonObject, event: JsonObject, undo?: [string, number[] | undefined][]): void {
     const seq = this.#relatives.push(relativeEvent) - 1;
     for (const kind of kindsOf(event)) {
-      const seqs = this.#kinds.get(kind) ?? [];
-      this.#kinds.set(kind, [seq, ...seqs].slice(0, BASE_CANDIDATES));
+      const seqs = this.#kinds.get(kind);
+      undo?.push([kind, seqs]);
+      this.#kinds.set(kind, [seq, ...(seqs ?? [])].slice(0, BASE_CANDIDATES));
     }
     const at = typeof event['at'] === 'number' ? event['at'] : 0;
     if (seq === 0) this.#firstAt = at;
@@ -201,16 +205,18 @@ export class RunCodec {
   /** Decodes `body` into the state; if it is not the event's JSON exactly, puts the state back and throws. */
   #check(body: string, plain: JsonObject, runId: string, seq: number): void {
     const mark = this.#table.mark();
-    const before = { previousAt: this.#previousAt, firstAt: this.#firstAt, kinds: new Map(this.#kinds) };
+    const before = { previousAt: this.#previousAt, firstAt: this.#firstAt };
+    const undo: [string, number[] | undefined][] = [];
     let same = false;
     try {
-      same = sameJson(this.#decode(body, runId, seq), plain);
+      same = sameJson(this.#decode(body, runId, seq, undo), plain);
     } finally {
       if (!same) {
         this.#table.rollback(mark);
         this.#relatives.length = seq;
-        this.#kinds.clear();
-        for (const [kind, seqs] of before.kinds) this.#kinds.set(kind, seqs);
+        for (const [kind, seqs] of undo.reverse())
+          if (seqs === undefined) this.#kinds.delete(kind);
+          else this.#kinds.set(kind, seqs);
         this.#previousAt = before.previousAt;
         this.#firstAt = before.firstAt;
       }
