@@ -7,27 +7,28 @@ export interface JsonObject {
 export const isObject = (value: Json | undefined): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/**
- * The JSON text of a value, memoised per object: the encoder compares and measures subtrees
- * many times (each level of a diff asks again), and the trees it sees are never mutated.
- */
-export class JsonText {
-  readonly #cache = new WeakMap<object, string>();
+/** Whether a value prints as `null` in JSON (non-finite numbers do). */
+export const printsNull = (v: Json | undefined): boolean =>
+  v === null || (typeof v === 'number' && !Number.isFinite(v));
 
-  of(value: Json): string {
-    if (typeof value !== 'object' || value === null) return JSON.stringify(value);
-    let text = this.#cache.get(value);
-    if (text === undefined) {
-      // Built from the children's (memoised) texts: each subtree is serialised once, not once per ancestor.
-      text = Array.isArray(value)
-        ? `[${value.map((item) => this.of(item)).join(',')}]`
-        : `{${Object.keys(value)
-            .map((key) => `${JSON.stringify(key)}:${this.of(value[key] as Json)}`)
-            .join(',')}}`;
-      this.#cache.set(value, text);
-    }
-    return text;
+/** Whether two values have the same JSON text (key order included), compared without building it. */
+export function sameJson(a: Json, b: Json): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || a === null || typeof b !== 'object' || b === null)
+    return printsNull(a) && printsNull(b);
+  if (Array.isArray(a) || Array.isArray(b)) {
+    if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!sameJson(a[i] as Json, b[i] as Json)) return false;
+    return true;
   }
+  const keys = Object.keys(a);
+  const otherKeys = Object.keys(b);
+  if (keys.length !== otherKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key !== otherKeys[i] || !sameJson(a[key] as Json, b[key] as Json)) return false;
+  }
+  return true;
 }
 
 /** Sets an own property, `__proto__` included (plain assignment would change the prototype). */

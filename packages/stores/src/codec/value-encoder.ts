@@ -1,11 +1,9 @@
 import { Buffer } from 'node:buffer';
-import { isObject, setKey, type Json, type JsonObject, type JsonText } from './json.js';
-import type { RefTable } from './ref-table.js';
+import type { JsonIds } from './json-ids.js';
+import { isObject, printsNull, setKey, type Json, type JsonObject } from './json.js';
+import { MIN_LIKE_CHARS, type RefTable } from './ref-table.js';
 import { parseJsonText } from './json-text.js';
 import { TAG } from './tags.js';
-
-/** Objects shorter than this are not stored against one like them (a diff saves little, and weighing costs). */
-const MIN_LIKE_CHARS = 64;
 
 const hasOwn = (o: object, key: string): boolean => Object.prototype.hasOwnProperty.call(o, key);
 
@@ -21,19 +19,24 @@ export class ValueEncoder {
 
   constructor(
     private readonly table: RefTable,
-    private readonly json: JsonText,
+    private readonly json: JsonIds,
   ) {}
 
   /** Whether two values are the same JSON (key order included: the decoder rebuilds it). */
   same(a: Json, b: Json | undefined): boolean {
-    return b !== undefined && this.json.of(a) === this.json.of(b);
+    if (a === b) return true;
+    if (typeof a === 'object' && a !== null && typeof b === 'object' && b !== null)
+      return this.json.id(a) === this.json.id(b);
+    // Unequal primitives (or one and an object) differ in JSON, but for the ones JSON prints as `null`.
+    return printsNull(a) && printsNull(b);
   }
 
   /** `value` replacing `base` (absent: a new value); the caller has left out a value that did not change. */
   encode(value: Json, base: Json | undefined, registerSelf = true): Json {
-    if (typeof value === 'string' || (typeof value === 'object' && value !== null)) {
-      const index = this.table.lookup(this.json.of(value));
-      if (index !== undefined && String(-index - 1).length < Buffer.byteLength(this.json.of(value)))
+    // A root (`registerSelf: false`, an event) is never registered, so not worth looking up either.
+    if (registerSelf && (typeof value === 'string' || (typeof value === 'object' && value !== null))) {
+      const index = this.table.lookup(value);
+      if (index !== undefined && this.json.bytesAtLeast(value, String(-index - 1).length + 1))
         return -index - 1;
     }
     if (typeof value === 'number' && Number.isInteger(value) && value < 0) return [TAG.negative, value];
@@ -95,12 +98,8 @@ export class ValueEncoder {
   #object(value: JsonObject, base: Json | undefined, registerSelf: boolean): Json {
     const from = isObject(base) ? base : {};
     const keys = Object.keys(value);
-    const rebuilt = [
-      ...Object.keys(from).filter((k) => hasOwn(value, k)),
-      ...keys.filter((k) => !hasOwn(from, k)),
-    ];
-    if (!rebuilt.every((k, i) => keys[i] === k)) return [TAG.whole, this.#diff(value, {})];
-    if (base === undefined && this.json.of(value).length >= MIN_LIKE_CHARS) {
+    if (!keepsOrder(keys, value, from)) return [TAG.whole, this.#diff(value, {})];
+    if (base === undefined && this.json.length(value) >= MIN_LIKE_CHARS) {
       // A new object shaped like one registered before, sharing at least half its values:
       // stored as that one, changed.
       const like = this.table.like(value);
@@ -158,6 +157,17 @@ export class ValueEncoder {
     this.table.replay(best.entries);
     return best.stored;
   }
+}
+
+/**
+ * Whether the decoder, rebuilding `value` from `from` (its keys in their order, then the new
+ * keys), gets `keys` in their order: it does when the keys `from` shares come first, in
+ * `from`'s order (the new keys then follow in `keys`' own order).
+ */
+function keepsOrder(keys: readonly string[], value: JsonObject, from: JsonObject): boolean {
+  let next = 0;
+  for (const key of Object.keys(from)) if (hasOwn(value, key) && keys[next++] !== key) return false;
+  return true;
 }
 
 /** The keys every item shares, in order, when the array is two or more objects of one shape. */

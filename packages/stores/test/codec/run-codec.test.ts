@@ -73,6 +73,20 @@ describe('RunCodec', () => {
     expect(() => reader.decode('not json', RUN, 0)).toThrow(/not JSON/);
   });
 
+  it('encodes an object of the caller again after the caller changed it (nothing memoised is kept for it)', () => {
+    const input = { query: 'rice', tags: ['a', 'b', 'c', 'd'] };
+    const events = [step(0, 1, { input }), step(1, 2, { input })];
+    const writer = new RunCodec();
+    const first = writer.encode(events[0] as RunEvent);
+    input.query = 'noodles';
+    input.tags.push('e');
+    const second = writer.encode(events[1] as RunEvent);
+    const reader = new RunCodec();
+    reader.decode(first, RUN, 0);
+    const decoded = reader.decode(second, RUN, 1) as unknown as { input: unknown };
+    expect(decoded.input).toEqual({ query: 'noodles', tags: ['a', 'b', 'c', 'd', 'e'] });
+  });
+
   it('takes events in seq order only (a programmer mistake otherwise)', () => {
     const writer = new RunCodec();
     expect(() => writer.encode(step(1, 1))).toThrow(RangeError);
