@@ -12,7 +12,7 @@ import { ANONYMOUS } from '../principal.js';
 import { timeoutHierarchy, type TimeoutHierarchy } from '../timeout-hierarchy.js';
 import type { AnyTool, ToolProgress } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
-import { RUN_CANCELLED, RUN_DEADLINE, stopReasonOf } from '../loop/abort-reasons.js';
+import { stopReasonOf } from '../loop/abort-reasons.js';
 import { partialStopNotice, stopNotice, writeStopNotice } from '../loop/stop-notice.js';
 import { deadlineLeft, openRunLog, replayDeadline, replayInto } from '../loop/durable-run.js';
 import { Approvals, type ApprovalOutcome } from '../loop/approvals.js';
