@@ -66,7 +66,11 @@ export interface StartFacts {
   readonly conversationId?: string | undefined;
 }
 
-/** The `start` event of a run (born with the slots the log stamps). */
+/**
+ * The `start` event of a run (born with the slots the log stamps). Two literals, not one with a
+ * conditional spread: each is one fixed object shape with `conversationId` in its place before
+ * the slots (the event's key order is its JSON), and no intermediate object per run.
+ */
 export function startDraft(facts: StartFacts): StartEvent {
   const { agent, model, query, tools, limits, timeouts, conversationId } = facts;
   const name = model.name;
