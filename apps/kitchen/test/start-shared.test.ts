@@ -61,7 +61,11 @@ afterAll(async () => {
   await client.end();
 });
 
-/** `node kitchen.js start --role <role>` as a process; resolves with its URL once it listens. */
+/**
+ * `node kitchen.js start --role <role>` as a process; resolves with its URL once it listens and
+ * has printed its start-up lines (up to the nutrition server's: each line is its own write, so
+ * the first can arrive alone).
+ */
 async function startProcess(role: string, env: Record<string, string>) {
   const child = spawn(process.execPath, [KITCHEN_BIN, 'start', '--role', role], {
     env: { PATH: process.env['PATH'] ?? '', PORT: '0', ...env },
@@ -74,7 +78,7 @@ async function startProcess(role: string, env: Record<string, string>) {
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setInterval(() => {
       const found = /Xiaojia Kitchen on (http:\/\/127\.0\.0\.1:\d+)/.exec(out)?.[1];
-      if (found !== undefined) {
+      if (found !== undefined && /nutrition server: .*metrics: /.test(out)) {
         clearInterval(timer);
         resolve(found);
       }
