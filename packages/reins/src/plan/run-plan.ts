@@ -9,7 +9,7 @@ import { resolveLimits, type RunLimits } from '../limits.js';
 import { NO_USAGE, type ChatMessage, type Model, type ModelResult, type ToolSpec } from '../model.js';
 import type { Degraded } from '../observation.js';
 import { ANONYMOUS } from '../principal.js';
-import { timeoutHierarchy, type TimeoutHierarchy } from '../timeout-hierarchy.js';
+import { timeoutHierarchy } from '../timeout-hierarchy.js';
 import type { AnyTool, ToolProgress } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
 import { stopReasonOf } from '../loop/abort-reasons.js';
@@ -23,48 +23,30 @@ import { runActEnv, type ActEnv, type ApprovalGate, type ToolProgressSink } from
 import { defaultBlobStore } from '../loop/check-result.js';
 import { toolProgressDraft, toolSpanDraft } from '../loop/live-events.js';
 import { RunAbort } from '../loop/run-abort.js';
-import type { AgentRun, RunAgentOptions } from '../loop/run-agent.js';
 import { RunHandle } from '../loop/run-handle.js';
 import { RunDeadline } from '../loop/run-deadline.js';
 import { toolSet } from '../loop/tool-catalog.js';
 import { askUser, type AskResult, type Question } from './ask-user.js';
-import { Clarifications, type ClarifyOptions } from './clarify.js';
+import { Clarifications } from './clarify.js';
 import type { DomainValidator } from './domain-validators.js';
-import {
-  initialPlanState,
-  runNodes,
-  type PlanContext,
-  type PlanEnd,
-  type PlanNode,
-  type PlanState,
-} from './nodes.js';
+import { initialPlanState, runNodes, type PlanContext, type PlanEnd, type PlanState } from './nodes.js';
 import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
-import { TaskState, type TaskStateSnapshot } from './task-state.js';
+import { TaskState } from './task-state.js';
+import {
+  DEFAULT_MAX_PLAN_STEPS,
+  DEFAULT_MAX_REPLANS,
+  positive,
+  type PlanAgentOptions,
+  type PlanRun,
+  type RunnerSetup,
+} from './plan-options.js';
 
-export interface PlanAgentOptions extends Omit<RunAgentOptions, 'clarify' | 'decisionFormat'> {
-  /** Business rules on plan steps, run before anything executes (seed 001: codes, ID numbers, regions). */
-  readonly validators?: readonly DomainValidator[];
-  /** Questions to the user (default: at most 2, waiting `approvalTtlMs`, then stop). */
-  readonly clarify?: ClarifyOptions;
-  /** Steps one plan may have (default 8). */
-  readonly maxPlanSteps?: number;
-  /** Re-plans per run, after an invalid plan or a step failing with `INVALID_PARAMETER` (default 1). */
-  readonly maxReplans?: number;
-  /** The task state of earlier runs of the same task (`run.taskState` of the last one). */
-  readonly taskState?: TaskStateSnapshot;
-  /** The nodes (default `DEFAULT_PLAN_NODES`) and the router (default `routerNode`); the first node starts. */
-  readonly nodes?: readonly PlanNode[];
-  readonly router?: PlanNode;
-}
-
-/** A plan-and-execute run: the same handle as a ReAct run, plus the task state it built. */
-export interface PlanRun extends AgentRun {
-  /** The task state now (earlier runs' entries and this run's step outputs): pass it to the next run. */
-  readonly taskState: TaskStateSnapshot;
-}
-
-export const DEFAULT_MAX_PLAN_STEPS = 8;
-export const DEFAULT_MAX_REPLANS = 1;
+export {
+  DEFAULT_MAX_PLAN_STEPS,
+  DEFAULT_MAX_REPLANS,
+  type PlanAgentOptions,
+  type PlanRun,
+} from './plan-options.js';
 
 /**
  * Starts a plan-and-execute run: the model writes a plan, code validates it (schema, graph,
@@ -141,35 +123,6 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
   }) as unknown as PlanRun;
 }
 
-function positive(name: string, value: number, min: number): number {
-  if (!Number.isInteger(value) || value < min)
-    throw new RangeError(`${name} must be an integer ≥ ${min}, got ${value}`);
-  return value;
-}
-
-interface RunnerSetup {
-  readonly options: PlanAgentOptions;
-  /** The model to call (a rebuilt run's answers from its history first). */
-  readonly model: Model;
-  /** The run's time budget from now (all of `limits.deadlineMs`, or what a rebuilt run has left). */
-  readonly deadlineMs: number;
-  readonly deps: RunDeps;
-  readonly limits: RunLimits;
-  readonly timeouts: TimeoutHierarchy;
-  readonly specs: readonly ToolSpec[];
-  readonly names: readonly string[];
-  readonly log: EventLog;
-  readonly abort: RunAbort;
-  readonly deadline: RunDeadline;
-  readonly approvals: Approvals;
-  readonly clarifications: Clarifications;
-  readonly taskState: TaskState;
-  readonly maxPlanSteps: number;
-  readonly maxReplans: number;
-  readonly act: ActEnv;
-}
-
-/** One plan run: the context its nodes use, the sink of its tools' progress, its approval gate. */
 class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   readonly query: string;
   readonly instructions: string | undefined;
