@@ -207,6 +207,9 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
         tools_offered: event.toolsOffered,
         usage: event.usage,
         ...(event.toolCalls === undefined ? undefined : { tool_calls: event.toolCalls }),
+        // The kept prompt as the event has it (a delta: `keptPrompts(record)` rebuilds the lists);
+        // undefined, so left out of the JSON, when the run does not record prompts.
+        prompt: event.prompt,
       };
       return { index, phase, started_at, ended_at, duration_ms, detail };
     }

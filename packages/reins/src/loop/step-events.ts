@@ -3,6 +3,7 @@ import type { ActStep, ObserveStep, ReasonStep, StartEvent } from '../events.js'
 import type { RunLimits } from '../limits.js';
 import type { ModelResult } from '../model.js';
 import type { Observation } from '../observation.js';
+import type { PromptSnapshot } from '../prompt-snapshot.js';
 import { okObservation } from './observe.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 
@@ -32,6 +33,7 @@ export function reasonDraft(
   result: Extract<ModelResult, { ok: true }>,
   parse: DecisionParse,
   runId: string,
+  prompt?: PromptSnapshot,
 ): ReasonStep {
   const toolCalls = result.toolCalls;
   return {
@@ -48,6 +50,7 @@ export function reasonDraft(
     parse: parseSummary(parse),
     decision: parse.ok ? parse.value : undefined,
     toolCalls: toolCalls !== undefined && toolCalls.length > 0 ? toolCalls : undefined,
+    prompt, // a `KeptPrompt`, built when first read; undefined (left out of the JSON) when not recorded
     // Stamped by the log (`EventLog.append`); here so the event is born with its slots.
     runId,
     seq: -1,
