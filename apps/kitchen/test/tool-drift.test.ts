@@ -2,13 +2,23 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { serve } from '@reins/server';
 import { compareToolDefinitions, currentDefinitions, formatDriftReport, readApprovedTools } from 'reins/node';
 import { readConfig } from '../src/config.js';
 import type { CliIo } from '../src/cli/io.js';
 import { main } from '../src/cli/main.js';
 import { toolsCommand } from '../src/cli/tools-command.js';
 import { connectNutrition, type NutritionConnection } from '../src/server/nutrition-bridge.js';
-import { KITCHEN_APPROVED_TOOLS, kitchenAssistantTools, kitchenToolSet } from '../src/server/tool-drift.js';
+import { createKitchenServer } from '../src/server/kitchen-server.js';
+import {
+  KITCHEN_APPROVED_TOOLS,
+  kitchenAssistantTools,
+  kitchenToolDrift,
+  kitchenToolSet,
+} from '../src/server/tool-drift.js';
+import { kitchenDemoModel } from '../src/assistant/demo/kitchen-demo-model.js';
+import { describeEachBackend } from './harness.js';
+import { capturedLogger } from './server-helpers.js';
 
 let nutrition: NutritionConnection | undefined;
 beforeAll(async () => {
@@ -17,6 +27,17 @@ beforeAll(async () => {
 afterAll(async () => {
   await nutrition?.close();
 });
+
+/** A copy of the approved set whose fridge_items description differs: as if the code changed it. */
+function editedApprovedFile(): string {
+  const file = JSON.parse(readFileSync(KITCHEN_APPROVED_TOOLS, 'utf8')) as {
+    tools: { name: string; description: string }[];
+  };
+  for (const t of file.tools) if (t.name === 'fridge_items') t.description = 'An older description.';
+  const path = join(mkdtempSync(join(tmpdir(), 'kitchen-tools-')), 'edited.json');
+  writeFileSync(path, JSON.stringify(file));
+  return path;
+}
 
 function capture() {
   const out: string[] = [];
@@ -67,12 +88,7 @@ describe('the kitchen tool definitions (issue 18 item 6)', () => {
     expect(clean.out.join('\n')).toMatch(/9 checked, all as approved/);
 
     // The approved description differs from the code's: as if someone edited the tool.
-    const edited = join(dir, 'edited.json');
-    const file = JSON.parse(readFileSync(KITCHEN_APPROVED_TOOLS, 'utf8')) as {
-      tools: { name: string; description: string }[];
-    };
-    for (const t of file.tools) if (t.name === 'fridge_items') t.description = 'An older description.';
-    writeFileSync(edited, JSON.stringify(file));
+    const edited = editedApprovedFile();
     const drift = capture();
     expect(await toolsCommand(readConfig({}), ['check'], drift.io, edited)).toBe(1);
     expect(drift.out.join('\n')).toMatch(
@@ -106,3 +122,37 @@ describe('the kitchen tool definitions (issue 18 item 6)', () => {
     );
   });
 });
+
+describeEachBackend(
+  'the kitchen server checks its tool definitions',
+  (harness) => {
+    it('a kitchen tool changed since approval: 1 in /metrics, named in /health; the nutrition tools as approved', async () => {
+      if (nutrition === undefined) throw new Error('no nutrition server');
+      const server = createKitchenServer({
+        services: harness().services,
+        model: kitchenDemoModel(),
+        nutrition: () => Promise.resolve(null),
+        logger: capturedLogger().logger,
+        toolDrift: kitchenToolDrift(3_600_000, nutrition.bridge, editedApprovedFile()),
+      });
+      const running = await serve(server.app, { port: 0 });
+      try {
+        await server.reins.toolDrift?.check();
+        const metrics = await (await fetch(`${running.url}/metrics`)).text();
+        expect(metrics).toContain(
+          'reins_tool_definition_drift{tool="fridge_items",kind="changed_unversioned"} 1',
+        );
+        expect(metrics).toContain('reins_tool_definition_drift{tool="nutrition_get_food",kind="none"} 0');
+        expect(metrics).toContain('reins_tool_definitions_drifted 1');
+        const health = (await (await fetch(`${running.url}/health`)).json()) as {
+          checks: Record<string, { detail?: string }>;
+        };
+        expect(health.checks['tools']?.detail).toMatch(/fridge_items \(changed_unversioned\)/);
+      } finally {
+        await server.close();
+        await running.close();
+      }
+    });
+  },
+  'pglite',
+);
