@@ -101,7 +101,7 @@ describe('the kitchen tool definitions (issue 18 item 6)', () => {
     const prints = async (path: string) =>
       ((await readApprovedTools(path)) ?? []).map((t) => [t.name, t.fingerprint]);
     expect(await prints(fresh)).toEqual(await prints(KITCHEN_APPROVED_TOOLS));
-  }, 30_000);
+  }, 60_000);
 
   it('usage: kitchen tools --help exits 0; an unknown action is a usage error (2)', async () => {
     const help = capture();
