@@ -62,6 +62,13 @@ export { normalizeQuery, normalizedQueryHash, isAnonymous } from './query-key.js
 export { ServerMetrics } from './metrics.js';
 export { type HealthCheck, type CheckResult, type HealthReport } from './health.js';
 export { HealthMonitor, type HealthMonitorOptions } from './health-monitor.js';
+export {
+  ToolDriftWatch,
+  driftLabel,
+  DEFAULT_TOOL_DRIFT_CHECK_MS,
+  type ToolDriftOptions,
+  type DriftState,
+} from './tool-drift.js';
 export { DEFAULT_STOP_PHRASES, stopPhraseMatcher } from './stop-phrase.js';
 export { defaultLogger, REDACT_PATHS, type Logger } from './logging.js';
 export { RunRegistry, type RunEntry } from './run-registry.js';

@@ -22,6 +22,7 @@ import type { Logger } from './logging.js';
 import type { QuotaOptions } from './quota.js';
 import type { DurableRunsOptions } from './durable-runs.js';
 import type { ConversationsOptions, TurnAbout } from './conversations.js';
+import type { ToolDriftOptions } from './tool-drift.js';
 
 /** What an agent is: its model, tools, limits and role. */
 export interface AgentDefinition {
@@ -190,6 +191,13 @@ export interface ReinsServerOptions {
    * named in `start`); `/v1/conversations` lists, reads and forgets them. Default: in memory.
    */
   readonly conversations?: ConversationsOptions;
+  /**
+   * Tool definition drift: the definitions in use (the static agents' tools, MCP bridges as
+   * `sources`) are compared with the approved set at start-up and every `intervalMs` (default
+   * 6 h); `/metrics` gets `reins_tool_definition_drift{tool,kind}` and a count, `/health` a
+   * `tools` check (always `up`, with what differs), the log a warning when it changes.
+   */
+  readonly toolDrift?: ToolDriftOptions;
   /**
    * The shared mode: many API instances and workers over one PostgreSQL (the `durable` store,
    * required) and one Redis (the queue, the bus, the limits and breakers). `role: 'api'`

@@ -6,6 +6,7 @@ import { describeConfig, type KitchenConfig } from '../config.js';
 import { DEMO_USERS } from '../seed/demo-data.js';
 import { connectNutrition } from '../server/nutrition-bridge.js';
 import { createKitchenServer, type KitchenServerOptions } from '../server/kitchen-server.js';
+import { kitchenToolDrift } from '../server/tool-drift.js';
 import { webDistDir } from '@reins/web';
 import { webAssets } from '../http/web-assets.js';
 import type { CliIo } from './io.js';
@@ -81,6 +82,9 @@ export async function startApp(
       healthIntervalMs: config.healthIntervalMs,
       quota: config.quota,
       trustProxy: config.trustProxy,
+      ...(config.toolDriftCheckMs === 0
+        ? {}
+        : { toolDrift: kitchenToolDrift(config.toolDriftCheckMs, nutrition.bridge) }),
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,

@@ -10,6 +10,7 @@ import {
   type DurableRunsOptions,
   type AllowedHosts,
   type SharedModeOptions,
+  type ToolDriftOptions,
 } from '@reins/server';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
@@ -71,6 +72,11 @@ export interface KitchenServerOptions {
    */
   readonly healthIntervalMs?: number;
   /**
+   * The periodic tool definition drift check (`kitchenToolDrift`: the assistant's tools and the
+   * nutrition server's against `tools.approved.json`); absent: no check.
+   */
+  readonly toolDrift?: ToolDriftOptions;
+  /**
    * Adds routes after the API, e.g. the web UI's static files at `/` (the web app owns that
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
    */
@@ -124,6 +130,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.shared === undefined ? {} : { shared: options.shared }),
+    ...(options.toolDrift === undefined ? {} : { toolDrift: options.toolDrift }),
     limits: {
       ...(options.drainGraceMs === undefined ? {} : { drainGraceMs: options.drainGraceMs }),
       ...(options.healthIntervalMs === undefined ? {} : { healthIntervalMs: options.healthIntervalMs }),
