@@ -159,6 +159,27 @@ describe('the model stack from the environment', () => {
     expect(stack.serverOptions.reasoningCaches?.model).toBe(stack.cache);
   });
 
+  it('with REDIS_URL the cache is shared: another instance hits what the first stored', async () => {
+    const openai = await serve(openaiAnswers(final('shared answer')));
+    const env = {
+      REINS_MODEL: 'openai:m',
+      OPENAI_BASE_URL: openai.baseURL,
+      REDIS_URL: 'redis://127.0.0.1:6379',
+    };
+    const query = `shared question ${Date.now()}`; // fresh keys in a Redis other tests share
+    const first = await stackOf(env);
+    expect(first.description).toContain('reasoning cache in Redis');
+    // The client connects on its own; a miss meanwhile is only a miss.
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    await runAgent({ query, model: first.model, tools: [lookup] }).result;
+    const second = await stackOf(env);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const record = await runAgent({ query, model: second.model, tools: [lookup] }).result;
+    expect(reasonDetail(record).route).toBe('cache hit');
+    expect(openai.received).toHaveLength(1);
+    expect(second.cache?.stats()).toMatchObject({ hits: 1, misses: 0 });
+  });
+
   it('REINS_REASONING_CACHE=off: every step asks the model', async () => {
     const openai = await serve(openaiAnswers(final('fresh')));
     const stack = await stackOf({
