@@ -1,8 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
 import { runAgent } from 'reins';
 import { kitchenModel } from '../src/cli/start.js';
+import { createKitchenServer } from '../src/server/kitchen-server.js';
+import { describeEachBackend } from './harness.js';
 
 const servers: Server[] = [];
 afterEach(async () => {
@@ -54,6 +57,53 @@ describe('the kitchen model with a provider configured', () => {
       );
       expect([primary.hits(), fallback.hits()]).toEqual([1, 1]);
     } finally {
+      await kitchen.close();
+    }
+  });
+});
+
+describeEachBackend('the kitchen server with the composed stack', (harness) => {
+  it('answers through the stack, says the route in the record, and /metrics compares the rollout arms and reports the cache', async () => {
+    const h = harness();
+    const text = JSON.stringify({ thought: 't', final: '冰箱里有鸡蛋。' });
+    const openai = await fake(200, {
+      choices: [{ message: { role: 'assistant', content: text } }],
+      usage: { prompt_tokens: 3, completion_tokens: 2 },
+    });
+    const kitchen = await kitchenModel({
+      REINS_MODEL: 'openai:stable',
+      OPENAI_BASE_URL: `${openai.url}/v1`,
+      REINS_MODEL_CANDIDATE: 'openai:candidate',
+      REINS_ROLLOUT_PERCENT: '0',
+    });
+    const server = createKitchenServer({
+      services: h.services,
+      model: kitchen.model,
+      nutrition: () => Promise.resolve(null),
+      logger: pino({ level: 'silent' }),
+      ...kitchen.serverOptions,
+    });
+    try {
+      const token = await h.login('xiaojia');
+      const response = await server.app.request('/v1/runs', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+        body: JSON.stringify({ agent: 'kitchen', input: '冰箱里有什么？' }),
+      });
+      const body = (await response.json()) as {
+        record: { model_stack?: string; steps: { detail: { route?: string } }[] };
+      };
+      expect(body.record.model_stack).toContain('rollout openai:candidate to 0% of users');
+      expect(body.record.steps[0]?.detail.route).toBe('rollout stable');
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the rollout sees the run's last events
+      const metrics = await (await server.app.request('/metrics')).text();
+      expect(metrics).toContain('reins_rollout_runs{rollout="model",arm="stable"} 1');
+      expect(metrics).toContain('reins_rollout_runs{rollout="model",arm="candidate"} 0');
+      // The kitchen's steps offer tools that change things: the cache skips them.
+      expect(metrics).toContain('reins_reasoning_cache_lookups{cache="model",outcome="skip"} 1');
+      expect(metrics).toContain('reins_reasoning_cache_hit_rate{cache="model"} 0');
+    } finally {
+      await server.close();
       await kitchen.close();
     }
   });

@@ -61,6 +61,29 @@ describe('reins run with the composed model stack', () => {
     expect(err).not.toContain('sk-ant-test-key');
   });
 
+  it('the live trace says which model answered each step and why', async () => {
+    const primary = await fake(503, { error: { message: 'overloaded' } });
+    const content = [{ type: 'text', text: JSON.stringify({ thought: 't', final: 'ok' }) }];
+    const fallback = await fake(200, { content, usage: { input_tokens: 3, output_tokens: 2 } });
+    let out = '';
+    const code = await main(
+      ['run', '-q', 'hi'],
+      { out: (t) => void (out += t), err: () => undefined },
+      {
+        REINS_MODEL: 'openai:primary',
+        OPENAI_BASE_URL: `${primary.url}/v1`,
+        REINS_MODEL_FALLBACK: 'anthropic:backup',
+        ANTHROPIC_API_KEY: 'k',
+        ANTHROPIC_BASE_URL: fallback.url,
+        REINS_MODEL_RETRIES: '0',
+      },
+    );
+    expect(code).toBe(0);
+    expect(out).toMatch(
+      /\[1\] Reason .*anthropic:backup: fallback after SERVICE_UNAVAILABLE from openai-compatible:primary/,
+    );
+  });
+
   it('a malformed stack setting is INVALID_PARAMETER, naming it', async () => {
     let err = '';
     const code = await main(
