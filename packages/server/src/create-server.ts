@@ -16,6 +16,7 @@ import { hostCheck, LOOPBACK_HOSTS } from './host-check.js';
 import { crossOriginGuard } from './cross-origin.js';
 import { securityHeaders } from './security-headers.js';
 import { ServerMetrics } from './metrics.js';
+import { watchModelStack } from './model-metrics.js';
 import { QuotaGuard } from './quota.js';
 import { createRedisClient } from './redis-counter-store.js';
 import { redisLimitStore } from './redis-limit-store.js';
@@ -99,6 +100,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const metrics = new ServerMetrics(options.registry);
   const rollouts = Object.values(options.rollouts ?? {});
   if (rollouts.length > 0) metrics.watchRollouts(options.rollouts ?? {});
+  watchModelStack(metrics.registry, options.rollouts ?? {}, options.reasoningCaches ?? {});
   const limits = options.limits ?? {};
 
   if (options.shared !== undefined && options.durable === undefined) {

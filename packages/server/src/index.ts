@@ -12,6 +12,8 @@ export type {
   ServerLimits,
   ServerDeps,
   RolloutLike,
+  RolloutArmStats,
+  ReasoningCacheLike,
 } from './server-options.js';
 export {
   securityHeaders,

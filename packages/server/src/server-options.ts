@@ -116,10 +116,34 @@ export interface ServerDeps {
   run?: Partial<RunDeps>;
 }
 
+/** One side of a rollout, compared in `/metrics` (`ArmStats` of `@reins/models`). */
+export interface RolloutArmStats {
+  readonly runs: number;
+  readonly successRate: number;
+  readonly averageSteps: number;
+  readonly averageLatencyMs: number;
+  readonly errorRate: number;
+}
+
 /** What the server needs of a rollout: its stats, and to see each run. */
 export interface RolloutLike {
-  stats(): { readonly enabled: boolean; readonly errorRate: number; readonly candidateSteps: number };
+  stats(): {
+    readonly enabled: boolean;
+    readonly errorRate: number;
+    readonly candidateSteps: number;
+    readonly arms?: { readonly stable: RolloutArmStats; readonly candidate: RolloutArmStats };
+  };
   observe(run: AgentRun): Promise<void>;
+}
+
+/** A reasoning cache's counts (`modelStack(...).cache` of `@reins/models`). */
+export interface ReasoningCacheLike {
+  stats(): {
+    readonly hits: number;
+    readonly misses: number;
+    readonly skipped: number;
+    readonly hitRate: number;
+  };
 }
 
 export interface ReinsServerOptions {
@@ -148,6 +172,13 @@ export interface ReinsServerOptions {
    * `reins_rollout_error_rate` and `reins_rollout_candidate_steps` by rollout name.
    */
   readonly rollouts?: Readonly<Record<string, RolloutLike>>;
+  /**
+   * Reasoning caches to report (`modelStack(...).serverOptions` of `@reins/models` gives them,
+   * with the rollouts): `reins_reasoning_cache_hit_rate` and `reins_reasoning_cache_lookups`
+   * by cache name. A rollout with per-side stats adds `reins_rollout_success_rate`,
+   * `…_average_steps`, `…_step_latency_seconds`, `…_window_error_rate` and `…_runs` by `arm`.
+   */
+  readonly reasoningCaches?: Readonly<Record<string, ReasoningCacheLike>>;
   /**
    * The tools' guards (breakers, caps) for every run the server starts (default: the core's
    * process-wide `defaultToolPolicies`). `/health` lists the breaker of every tool of the

@@ -1,4 +1,4 @@
-import { chooseModel, readModelConfig } from '@reins/models';
+import { modelStack } from '@reins/models';
 import { serve, type RunningServer } from '@reins/server';
 import type { Model } from 'reins';
 import { kitchenDemoModel } from '../assistant/demo/kitchen-demo-model.js';
@@ -20,16 +20,39 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-/** The configured model; the kitchen's demo model (offline, labeled) when no key is set. */
-export async function kitchenModel(env: NodeJS.ProcessEnv): Promise<{ model: Model; reason: string }> {
-  const chosen = await chooseModel(readModelConfig(env));
+/** The kitchen's model: the composed stack, or the kitchen's demo model (offline, labeled). */
+export interface KitchenModel {
+  readonly model: Model;
+  readonly reason: string;
+  /** The stack's rollout and reasoning cache, for `/metrics` (none for a demo model). */
+  readonly serverOptions: Pick<KitchenServerOptions, 'rollouts' | 'reasoningCaches'>;
+  /** Frees what the stack holds (its Redis connection). */
+  close(): Promise<void>;
+}
+
+/**
+ * The configured model: with a provider key, the composed stack (`modelStack`: retries,
+ * fallbacks, roles, rollout, reasoning cache); without one, the kitchen's demo model.
+ */
+export async function kitchenModel(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void = () => undefined,
+): Promise<KitchenModel> {
+  const chosen = await modelStack(env, { onSwitchOff: log });
   if (chosen.model.demo === true && chosen.model.name === 'demo') {
     return {
       model: kitchenDemoModel(),
       reason: `${chosen.reason}: the kitchen demo model answers (offline, labeled)`,
+      serverOptions: {},
+      close: () => chosen.close(),
     };
   }
-  return { model: chosen.model, reason: chosen.reason };
+  return {
+    model: chosen.model,
+    reason: chosen.reason,
+    serverOptions: chosen.serverOptions,
+    close: () => chosen.close(),
+  };
 }
 
 /**
@@ -57,8 +80,11 @@ export async function startApp(
   const nutrition = await connecting;
   let running: RunningServer | undefined;
   let closeKitchen: (() => Promise<void>) | undefined;
+  let closeModel: (() => Promise<void>) | undefined;
   try {
-    const { model, reason } = await kitchenModel(io.env);
+    const stack = await kitchenModel(io.env, (line) => io.err(line));
+    closeModel = () => stack.close();
+    const { model, reason } = stack;
     // Runs, pauses and conversations live in the app's own database (PGlite or PostgreSQL).
     const runStore = await sqlRunStore(pgQueryable(db));
     const conversationStore = await sqlConversationStore(pgQueryable(db));
@@ -68,6 +94,7 @@ export async function startApp(
       services,
       model,
       modelReason: reason,
+      ...stack.serverOptions,
       nutrition: nutrition.lookup,
       nutritionHealth: nutrition.health,
       nutritionProbe: () => nutrition.probe(),
@@ -134,12 +161,14 @@ export async function startApp(
         await kitchen.close();
         await server.close();
         await nutrition.close();
+        await closeModel?.();
         await db.close();
       },
     };
   } catch (error) {
     await running?.close();
     await closeKitchen?.();
+    await closeModel?.();
     await nutrition.close();
     await db.close();
     throw error;

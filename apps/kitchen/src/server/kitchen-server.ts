@@ -6,6 +6,7 @@ import {
   type Logger,
   type QuotaOptions,
   type ReinsServer,
+  type ReinsServerOptions,
   type ConversationsOptions,
   type DurableRunsOptions,
   type AllowedHosts,
@@ -26,6 +27,9 @@ export interface KitchenServerOptions {
   readonly model: Model;
   /** Why this model (e.g. "no model key: demo"), shown in `/health`. */
   readonly modelReason?: string;
+  /** The model stack's rollout and reasoning cache (`modelStack(...).serverOptions`), for `/metrics`. */
+  readonly rollouts?: ReinsServerOptions['rollouts'];
+  readonly reasoningCaches?: ReinsServerOptions['reasoningCaches'];
   readonly nutrition: NutritionLookup;
   /** The nutrition MCP server's health (`mcpHealthCheck(bridge)`). */
   readonly nutritionHealth?: HealthCheck;
@@ -121,6 +125,8 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     healthChecks: checks,
     // Without its database the kitchen serves nothing: `/health` answers 503 while it is down.
     requiredHealthChecks: ['db'],
+    ...(options.rollouts === undefined ? {} : { rollouts: options.rollouts }),
+    ...(options.reasoningCaches === undefined ? {} : { reasoningCaches: options.reasoningCaches }),
     ...(options.redis === undefined ? {} : { redis: options.redis }),
     ...(options.redisPrefix === undefined ? {} : { redisPrefix: options.redisPrefix }),
     ...(options.quota === undefined ? {} : { quota: options.quota }),

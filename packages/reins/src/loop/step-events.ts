@@ -48,6 +48,7 @@ export function reasonDraft(
     parse: parseSummary(parse),
     decision: parse.ok ? parse.value : undefined,
     toolCalls: toolCalls !== undefined && toolCalls.length > 0 ? toolCalls : undefined,
+    route: result.route,
     // Stamped by the log (`EventLog.append`); here so the event is born with its slots.
     runId,
     seq: -1,
@@ -58,7 +59,11 @@ export function reasonDraft(
 /** What a run's `start` event says (ReAct and plan runs alike). */
 export interface StartFacts {
   readonly agent: string;
-  readonly model: { readonly name: string; readonly demo?: boolean | undefined };
+  readonly model: {
+    readonly name: string;
+    readonly demo?: boolean | undefined;
+    readonly stack?: string | undefined;
+  };
   readonly query: string;
   readonly tools: readonly string[];
   readonly limits: RunLimits;
@@ -72,6 +77,12 @@ export interface StartFacts {
  * the slots (the event's key order is its JSON), and no intermediate object per run.
  */
 export function startDraft(facts: StartFacts): StartEvent {
+  const stack = facts.model.stack;
+  // A composed stack says how it is composed (rare path: one spread per run).
+  return stack === undefined ? startLiteral(facts) : { ...startLiteral(facts), modelStack: stack };
+}
+
+function startLiteral(facts: StartFacts): StartEvent {
   const { agent, model, query, tools, limits, timeouts, conversationId } = facts;
   const name = model.name;
   const demo = model.demo === true;
