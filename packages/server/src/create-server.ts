@@ -179,6 +179,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     watch: {
       metrics,
       tracer: options.tracer ?? trace.getTracer('@reins/server'),
+      traceIds: options.traceIds,
       logger,
       modelHealth,
       maxEventsPerRun: limits.maxEventsPerRun ?? 5_000,
