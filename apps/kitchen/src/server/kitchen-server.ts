@@ -10,6 +10,7 @@ import {
   type DurableRunsOptions,
   type AllowedHosts,
   type SharedModeOptions,
+  type Tracing,
 } from '@reins/server';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
@@ -75,6 +76,8 @@ export interface KitchenServerOptions {
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
    */
   readonly extend?: (app: Hono) => void;
+  /** The runs' tracer (`startTracingFromEnv(env).serverOptions`); absent: spans are not exported. */
+  readonly tracing?: Tracing['serverOptions'];
 }
 
 export interface KitchenServer {
@@ -124,6 +127,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.shared === undefined ? {} : { shared: options.shared }),
+    ...options.tracing,
     limits: {
       ...(options.drainGraceMs === undefined ? {} : { drainGraceMs: options.drainGraceMs }),
       ...(options.healthIntervalMs === undefined ? {} : { healthIntervalMs: options.healthIntervalMs }),
