@@ -102,6 +102,11 @@ export function readTracingSettings(env: Env, serviceName = 'reins'): TracingSet
 export interface StartTracingOptions {
   /** `service.name` when `OTEL_SERVICE_NAME` is not set; default `reins`. */
   readonly serviceName?: string;
+  /**
+   * Told when spans could not be sent (the collector down or refusing): at once, then at most
+   * once a minute. Default: `console.warn`. Runs are never failed for it.
+   */
+  readonly onExportError?: (message: string) => void;
   /** Loads the SDK (tests count the loads); default: a dynamic import, done only when tracing is on. */
   readonly loadSdk?: () => Promise<TracingSdk>;
 }
@@ -122,7 +127,7 @@ export async function startTracingFromEnv(env: Env, options: StartTracingOptions
     };
   }
   const sdk = await (options.loadSdk ?? (() => import('./tracing-sdk.js')))();
-  const { tracer, traceIds, shutdown } = sdk.startSdk(settings);
+  const { tracer, traceIds, shutdown } = sdk.startSdk(settings, options.onExportError ?? console.warn);
   return {
     enabled: true,
     describe: `traces: ${describeExporters(settings)} (service ${settings.resource['service.name'] ?? ''})`,

@@ -68,10 +68,15 @@ describe('traces exported over OTLP/HTTP to a receiver started by the test', () 
     const { logger, lines } = memoryLogger('info');
     const s = await server({ agents: { calc: addAgent() }, logger, ...traced.serverOptions });
 
-    const { status, body } = await postJson(`${s.url}/v1/runs`, { agent: 'calc', input: 'add' }, as('a'));
+    const { status, body, headers } = await postJson(
+      `${s.url}/v1/runs`,
+      { agent: 'calc', input: 'add' },
+      as('a'),
+    );
     expect(status).toBe(200);
     const record = body.record as { run_id: string; trace_id?: string };
     expect(record.trace_id).toMatch(/^[0-9a-f]{32}$/);
+    expect(headers.get('x-trace-id')).toBe(record.trace_id);
     const got = (await (await fetch(`${s.url}/v1/runs/${record.run_id}`, { headers: as('a') })).json()) as {
       trace_id?: string;
     };
@@ -168,5 +173,26 @@ describe('traces exported over OTLP/HTTP to a receiver started by the test', () 
     );
     expect(laterSteps.length).toBeGreaterThan(0);
     for (const sp of otlp.spans) expect(sp.traceId).toBe(record.trace_id);
+  });
+
+  it('a collector refusing the spans is reported (once, with the URL), and the run is not failed for it', async () => {
+    const otlp = await receiver();
+    const reports: string[] = [];
+    const traced = await startTracingFromEnv(
+      // A wrong path: the receiver answers 404, which the exporter does not retry.
+      { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/wrong/path?token=secret` },
+      { onExportError: (message) => reports.push(message) },
+    );
+    cleanups.push(() => traced.shutdown());
+    const s = await server({ agents: { calc: addAgent() }, ...traced.serverOptions });
+    const { body } = await postJson(`${s.url}/v1/runs`, { agent: 'calc', input: 'add' }, as('a'));
+    expect(body.record).toMatchObject({ status: 'success' });
+    await traced.shutdown();
+    expect(otlp.requests.map((r) => r.path)).toEqual(['/wrong/path?token=secret']);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatch(
+      new RegExp(`^traces: \\d+ span\\(s\\) could not be sent to ${otlp.endpoint}/wrong/path: `),
+    );
+    expect(reports[0]).not.toContain('secret');
   });
 });

@@ -43,11 +43,12 @@ export async function startApp(
 ): Promise<RunningApp> {
   await assertPortFree(config.host, config.port);
   // OTEL_* settings: a malformed one is refused before anything starts.
-  const tracing = await startTracingFromEnv(io.env, { serviceName: 'xiaojia-kitchen' }).catch(
-    (error: unknown) => {
-      throw error instanceof TracingConfigError ? new ConfigError(`${error.message} (${error.code})`) : error;
-    },
-  );
+  const tracing = await startTracingFromEnv(io.env, {
+    serviceName: 'xiaojia-kitchen',
+    onExportError: io.err,
+  }).catch((error: unknown) => {
+    throw error instanceof TracingConfigError ? new ConfigError(`${error.message} (${error.code})`) : error;
+  });
   // The nutrition server starts while the database opens (in its own thread, the main one is
   // free meanwhile). connectNutrition never throws: a server that does not start is `down`.
   const connecting = connectNutrition({

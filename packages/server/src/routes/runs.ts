@@ -94,6 +94,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         throw thrown;
       }
       c.header('X-Run-Id', runId);
+      if (entry.traceId !== undefined) c.header('X-Trace-Id', entry.traceId); // SSE clients see it before any event
       return wantsStream(c) ? stream(c, s, entry, 0) : json(c, s, entry, 0);
     },
   );
