@@ -24,6 +24,8 @@ export interface RunSpanIds {
 export class RunSpans {
   readonly #tracer: Tracer;
   #run: Span | undefined;
+  /** The run span has ended (at the run's end, or detached). */
+  #ended = false;
   #step: Span | undefined;
   #stepIndex = 0;
   #lastEnd = 0;
@@ -92,13 +94,10 @@ export class RunSpans {
           this.#run?.addEvent('reins.paused', { 'reins.status': event.status }, event.at);
           return;
         }
-        for (const span of this.#approvals.values()) span.end(event.at); // cancelled while waiting
-        this.#approvals.clear();
-        for (const span of this.#tools.values()) span.end(event.at); // cancelled mid-call
-        this.#tools.clear();
-        this.#endStep(event.at);
+        this.#endOpen(event.at); // approvals cancelled while waiting, tools mid-call
         const run = this.#run;
         if (run === undefined) return;
+        this.#ended = true;
         run.setAttribute('reins.status', event.status);
         run.setAttribute('reins.steps', event.steps);
         if (event.stopReason !== undefined) run.setAttribute('reins.stop_reason', event.stopReason);
@@ -212,6 +211,29 @@ export class RunSpans {
         attributes: { 'reins.run_id': event.runId, 'reins.resumed': true },
       }),
     );
+  }
+
+  /**
+   * This process lets go of the run before its end — a shutdown leaving its stored log to be
+   * resumed, a worker of the shared mode handing it on at a pause, its conversation deleted:
+   * its open spans end at `at`, the run span marked `reins.detached` (no status: what happens
+   * next is in the stretch that takes the run over, if any). Nothing after this is traced.
+   */
+  detach(at: number): void {
+    const run = this.#run;
+    if (run === undefined || this.#ended) return;
+    this.#ended = true;
+    this.#endOpen(at);
+    run.setAttribute('reins.detached', true);
+    run.end(Math.max(at, this.#lastEnd));
+  }
+
+  #endOpen(at: number): void {
+    for (const span of this.#approvals.values()) span.end(at);
+    this.#approvals.clear();
+    for (const span of this.#tools.values()) span.end(at);
+    this.#tools.clear();
+    this.#endStep(at);
   }
 
   /** The wait for the user ends when the answer (or the expiry) came. */

@@ -37,6 +37,7 @@ export async function watchRun(
   // Lines about the run carry its trace id (and its run span's id once that has started here).
   let log = entry.traceId === undefined ? base : base.child({ trace_id: entry.traceId });
   const spans = new RunSpans(env.tracer, { traceId: entry.traceId, traceIds: env.traceIds });
+  let spanned = false;
   // act id → tool name, for the observe events (they carry the act id, not the tool).
   const tools = new Map<string, string>();
   const { runsInFlight, runsPaused } = env.metrics;
@@ -76,14 +77,17 @@ export async function watchRun(
     (paused ? runsPaused : runsInFlight).dec();
     // Paused and let go of (shared mode), or handed back: the hold stays for whoever takes the run.
     if (!entry.released && !(paused && until === 'stop')) void hold.end();
+    spans.detach(entry.events.at(-1)?.at ?? Date.now()); // stopped watching before the end (no-op after it)
   }
 
   function observeOne(event: RunEvent): void {
     if (event.type === 'step' && event.phase === 'act') tools.set(event.actId, event.tool);
     try {
       env.metrics.observe(entry.agent, event, tools);
-      spans.observe(event);
-      if (event.type === 'start') traced(spans.ids);
+      // Let go of (`forgotten`): what follows (a cancel in memory) is not the run's stored story.
+      if (entry.forgotten) spans.detach(event.at);
+      else spans.observe(event);
+      if (!spanned) traced(spans.ids); // at `start`, or at the first event of a rebuilt run
       env.modelHealth.observe(event);
       logRunEvent(log, event);
     } catch (thrown) {
@@ -96,6 +100,7 @@ export async function watchRun(
 
   function traced(ids: RunSpans['ids']): void {
     if (ids === undefined) return;
+    spanned = true;
     entry.traceId = ids.traceId; // the trace the spans went to (an SDK without `traceIds` chose it)
     log = base.child({ trace_id: ids.traceId, span_id: ids.spanId });
   }

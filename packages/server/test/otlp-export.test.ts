@@ -164,14 +164,25 @@ describe('traces exported over OTLP/HTTP to a receiver started by the test', () 
     expect(placed).toEqual(['milk']);
     await two.close();
     await second.shutdown();
-    const resumed = otlp.spans.filter((sp) => sp.attributes['reins.resumed'] === true);
-    expect(resumed).toHaveLength(1);
-    expect(resumed[0]).toMatchObject({ name: 'reins.run', traceId: record.trace_id });
+    // The first process let go of the paused run at its shutdown: its stretch ends `detached`,
+    // not as the in-memory cancel (never stored) would say.
+    const [before, resumed, ...more] = named(otlp.spans, 'reins.run');
+    expect(more).toEqual([]);
+    expect(before?.attributes).toMatchObject({ 'reins.run_id': record.run_id, 'reins.detached': true });
+    expect(before?.attributes['reins.status']).toBeUndefined();
+    expect(named(otlp.spans, 'reins.tool_call').map((t) => t.attributes['reins.status'])).toEqual([
+      undefined,
+    ]);
+    const firstSteps = otlp.spans.filter(
+      (sp) => sp.name === 'reins.step' && sp.parentSpanId === before?.spanId,
+    );
+    expect(firstSteps.map((sp) => sp.attributes['reins.step'])).toEqual([1]);
+    expect(resumed).toMatchObject({ traceId: record.trace_id, attributes: { 'reins.resumed': true } });
     // The resumed stretch's steps are children of its run span, in the same trace.
     const laterSteps = otlp.spans.filter(
-      (sp) => sp.name === 'reins.step' && sp.parentSpanId === resumed[0]?.spanId,
+      (sp) => sp.name === 'reins.step' && sp.parentSpanId === resumed?.spanId,
     );
-    expect(laterSteps.length).toBeGreaterThan(0);
+    expect(laterSteps.map((sp) => sp.attributes['reins.step'])).toEqual([1, 2]); // step 1's observe, then step 2
     for (const sp of otlp.spans) expect(sp.traceId).toBe(record.trace_id);
   });
 
