@@ -98,9 +98,10 @@ export async function watchRun(
     if (event.type === 'step' && event.phase === 'observe') tools.delete(event.actId);
   }
 
+  /** Once, at the first event (`start`, or the first of a rebuilt run): untraced, nothing more per event. */
   function traced(ids: RunSpans['ids']): void {
-    if (ids === undefined) return;
     spanned = true;
+    if (ids === undefined) return;
     entry.traceId = ids.traceId; // the trace the spans went to (an SDK without `traceIds` chose it)
     log = base.child({ trace_id: ids.traceId, span_id: ids.spanId });
   }
