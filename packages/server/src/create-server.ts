@@ -185,6 +185,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     watch: {
       metrics,
       tracer: options.tracer ?? trace.getTracer('@reins/server'),
+      traceIds: options.traceIds,
       logger,
       modelHealth,
       maxEventsPerRun: limits.maxEventsPerRun ?? 5_000,

@@ -73,6 +73,16 @@ export {
 } from './tool-drift.js';
 export { DEFAULT_STOP_PHRASES, stopPhraseMatcher } from './stop-phrase.js';
 export { defaultLogger, REDACT_PATHS, type Logger } from './logging.js';
+export {
+  startTracingFromEnv,
+  readTracingSettings,
+  TracingConfigError,
+  type Tracing,
+  type TracingSettings,
+  type TraceExporterName,
+  type StartTracingOptions,
+} from './tracing-from-env.js';
+export { RunTraceIds } from './run-trace-ids.js';
 export { RunRegistry, type RunEntry } from './run-registry.js';
 export { RunFeed, isPause, type RunPhase, type FollowUntil, type FeedTiming } from './run-feed.js';
 export { runSummary, stoppedRecord, type RunSummary } from './run-summary.js';

@@ -1,6 +1,7 @@
 import type { SharedModeOptions } from './shared/shared-mode.js';
 import { type AgentRun, type ToolPolicies } from 'reins';
 import type { Tracer } from '@opentelemetry/api';
+import type { RunTraceIds } from './run-trace-ids.js';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -164,6 +165,13 @@ export interface ReinsServerOptions {
   readonly logger?: Logger;
   /** Default: `trace.getTracer('@reins/server')` (a no-op until an SDK is registered). */
   readonly tracer?: Tracer;
+  /**
+   * The id generator of the SDK behind `tracer` (both from `startTracingFromEnv`): each run's
+   * trace id is then chosen when it is admitted, stored with it, and its spans use it — after
+   * a restart too. Absent: the SDK picks the trace id when the run span starts (shown all the
+   * same in the record and the log lines, but not stored for a run rebuilt later).
+   */
+  readonly traceIds?: RunTraceIds;
   /** Default: a new Registry of the server's own. */
   readonly registry?: Registry;
   /**

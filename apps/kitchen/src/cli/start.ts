@@ -1,8 +1,8 @@
 import { modelStack } from '@reins/models';
-import { serve, type RunningServer } from '@reins/server';
+import { serve, startTracingFromEnv, TracingConfigError, type RunningServer } from '@reins/server';
 import type { Model } from 'reins';
 import { kitchenDemoModel } from '../assistant/demo/kitchen-demo-model.js';
-import { describeConfig, type KitchenConfig } from '../config.js';
+import { ConfigError, describeConfig, type KitchenConfig } from '../config.js';
 import { DEMO_USERS } from '../seed/demo-data.js';
 import { connectNutrition } from '../server/nutrition-bridge.js';
 import { createKitchenServer, type KitchenServerOptions } from '../server/kitchen-server.js';
@@ -66,6 +66,13 @@ export async function startApp(
   extra: Pick<KitchenServerOptions, 'extend' | 'logger'> = {},
 ): Promise<RunningApp> {
   await assertPortFree(config.host, config.port);
+  // OTEL_* settings: a malformed one is refused before anything starts.
+  const tracing = await startTracingFromEnv(io.env, {
+    serviceName: 'xiaojia-kitchen',
+    onExportError: io.err,
+  }).catch((error: unknown) => {
+    throw error instanceof TracingConfigError ? new ConfigError(`${error.message} (${error.code})`) : error;
+  });
   // The nutrition server starts while the database opens (in its own thread, the main one is
   // free meanwhile). connectNutrition never throws: a server that does not start is `down`.
   const connecting = connectNutrition({
@@ -75,6 +82,7 @@ export async function startApp(
   });
   const { db, services, seeded } = await openKitchen(config).catch(async (error: unknown) => {
     await (await connecting).close();
+    await tracing.shutdown();
     throw error;
   });
   const nutrition = await connecting;
@@ -112,6 +120,7 @@ export async function startApp(
       ...(config.toolDriftCheckMs === 0
         ? {}
         : { toolDrift: kitchenToolDrift(config.toolDriftCheckMs, nutrition.bridge) }),
+      tracing: tracing.serverOptions,
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,
@@ -136,6 +145,7 @@ export async function startApp(
     io.out(
       `  nutrition server: ${nutrition.bridge.status().status}; health: ${url}/health; metrics: ${url}/metrics`,
     );
+    io.out(`  ${tracing.describe}`);
     if (
       recovered !== undefined &&
       recovered.resumed + recovered.rebuiltPaused + recovered.interrupted + recovered.failed > 0
@@ -163,6 +173,7 @@ export async function startApp(
         await nutrition.close();
         await closeModel?.();
         await db.close();
+        await tracing.shutdown(); // the last runs' spans go out
       },
     };
   } catch (error) {
@@ -171,6 +182,7 @@ export async function startApp(
     await closeModel?.();
     await nutrition.close();
     await db.close();
+    await tracing.shutdown();
     throw error;
   }
 }

@@ -12,6 +12,7 @@ import {
   type AllowedHosts,
   type SharedModeOptions,
   type ToolDriftOptions,
+  type Tracing,
 } from '@reins/server';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
@@ -85,6 +86,8 @@ export interface KitchenServerOptions {
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
    */
   readonly extend?: (app: Hono) => void;
+  /** The runs' tracer (`startTracingFromEnv(env).serverOptions`); absent: spans are not exported. */
+  readonly tracing?: Tracing['serverOptions'];
 }
 
 export interface KitchenServer {
@@ -137,6 +140,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.shared === undefined ? {} : { shared: options.shared }),
     ...(options.toolDrift === undefined ? {} : { toolDrift: options.toolDrift }),
+    ...options.tracing,
     limits: {
       ...(options.drainGraceMs === undefined ? {} : { drainGraceMs: options.drainGraceMs }),
       ...(options.healthIntervalMs === undefined ? {} : { healthIntervalMs: options.healthIntervalMs }),
