@@ -336,6 +336,20 @@ const MUTANTS = [
     '',
     ['packages/server/test/shared-mode.test.ts'],
   ],
+  [
+    'a tool definition changed without a version bump is not flagged',
+    `${src}drift/compare.ts`,
+    "const unversioned = kind === 'changed' && !fields.includes('version');",
+    'const unversioned = false;',
+    ['packages/reins/test/tool-drift.test.ts'],
+  ],
+  [
+    'an unreachable tool source reported as its tools removed',
+    `${src}drift/compare.ts`,
+    'if (now.has(name) || skipped.has(was.source)) continue;',
+    'if (now.has(name)) continue;',
+    ['packages/reins/test/tool-drift.test.ts'],
+  ],
 ];
 
 // MUTANTS=plan runs the plan-and-execute mutants alone.

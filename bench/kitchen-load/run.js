@@ -13,6 +13,7 @@
  *
  *   node bench/kitchen-load/run.js --count-statements   # SQL statements per run, by text (sql-counter.js)
  *   node bench/kitchen-load/run.js --cpu-prof /tmp/prof # the server's CPU profile (node --cpu-prof) per backend
+ *   node bench/kitchen-load/run.js --set REINS_DB_POOL_SIZE=20   # a server setting beyond the defaults (repeatable)
  *
  * `DATABASE_URL` overrides postgres://postgres@127.0.0.1:5432/test. Writes
  * bench/results/kitchen-load-<timestamp>.json and kitchen-load-latest.json.
@@ -51,7 +52,23 @@ const SETTINGS = {
   // faster server's extra runs into 429s. The check still runs on every request.
   REINS_USER_RUNS_PER_MINUTE: '600',
   REINS_DRAIN_GRACE_MS: '2000',
+  ...extraSettings(),
 };
+
+/** `--set NAME=VALUE` (repeatable): more server settings, e.g. to compare a pool size. */
+function extraSettings() {
+  /** @type {Record<string, string>} */
+  const extra = {};
+  args.forEach((arg, i) => {
+    if (arg !== '--set') return;
+    const [name, ...value] = (args[i + 1] ?? '').split('=');
+    if (name === undefined || !/^[A-Z][A-Z0-9_]*$/.test(name) || value.length === 0) {
+      throw new Error(`--set wants NAME=VALUE, got ${JSON.stringify(args[i + 1])}`);
+    }
+    extra[name] = value.join('=');
+  });
+  return extra;
+}
 
 const cleanups = /** @type {(() => Promise<void>)[]} */ ([]);
 let interrupted = false;

@@ -112,6 +112,12 @@ export interface KitchenConfig {
    */
   readonly healthIntervalMs: number;
   /**
+   * `REINS_TOOL_DRIFT_CHECK_MS`: how often the server compares the tool definitions in use
+   * (the assistant's, the nutrition server's) with `tools.approved.json` (default 21 600 000 =
+   * 6 h; also at start-up); `0` turns the check off.
+   */
+  readonly toolDriftCheckMs: number;
+  /**
    * The assistant's limits per user (each a positive whole number, or `off`):
    * `REINS_DAILY_MODEL_CALLS` (default 200), `REINS_MAX_CONCURRENT_RUNS` (3),
    * `REINS_USER_RUNS_PER_MINUTE` (20), `REINS_SAME_QUERY_PER_MINUTE` (5: one caller, one query).
@@ -209,6 +215,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     shared: sharedConfig(env, role ?? (env['REINS_ROLE']?.trim() || undefined)),
     drainGraceMs: wholeNumber('REINS_DRAIN_GRACE_MS', env['REINS_DRAIN_GRACE_MS'], 10_000),
     healthIntervalMs: wholeNumber('REINS_HEALTH_INTERVAL_MS', env['REINS_HEALTH_INTERVAL_MS'], 5_000),
+    toolDriftCheckMs: timerMs('REINS_TOOL_DRIFT_CHECK_MS', env['REINS_TOOL_DRIFT_CHECK_MS'], 21_600_000),
     quota: quotaConfig(env),
     login: {
       maxFailures: wholeNumber('REINS_LOGIN_MAX_FAILURES', env['REINS_LOGIN_MAX_FAILURES'], 5),
@@ -286,6 +293,13 @@ function wholeNumber(name: string, value: string | undefined, fallback: number):
   const n = Number(value);
   if (!Number.isInteger(n) || n <= 0)
     throw new ConfigError(`${name} must be a positive whole number, not ${JSON.stringify(value)}`);
+  return n;
+}
+
+/** A timer's period: 0 (off) or at most what `setInterval` takes (2^31 - 1 ms). */
+function timerMs(name: string, value: string | undefined, fallback: number): number {
+  const n = countOf(name, value, fallback);
+  if (n > 2_147_483_647) throw new ConfigError(`${name} must be at most 2147483647 (ms), not ${value}`);
   return n;
 }
 

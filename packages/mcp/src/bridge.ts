@@ -1,5 +1,6 @@
 import type { CallToolResult } from '@modelcontextprotocol/client';
 import { ToolError, type AnyTool, type ToolContext } from 'reins';
+import type { ToolDefinitionSnapshot } from 'reins/node';
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { resultOutput, resultText } from './call-result.js';
 import { ToolCatalog, type PendingApproval, type SkippedTool } from './catalog.js';
@@ -75,9 +76,10 @@ export class McpBridge {
       importOptions,
       (entry, input, ctx) => this.#call(entry, input, ctx),
       options.pinned,
+      options.deps.now,
     );
     this.#keeper = new ConnectionKeeper(options, {
-      applyListing: (tools) => void this.#catalog.applyListing(tools),
+      applyListing: (tools, serverVersion) => void this.#catalog.applyListing(tools, serverVersion),
       roots: () => this.#roots,
       currentCall: () => this.#currentCall(),
     });
@@ -115,13 +117,32 @@ export class McpBridge {
     const live = this.#keeper.live;
     try {
       if (live === undefined) await this.#keeper.ensureConnecting();
-      else this.#catalog.applyListing(await live.list(this.#o.connectTimeoutMs));
+      else this.#catalog.applyListing(await live.list(this.#o.connectTimeoutMs), live.serverVersion);
     } catch (thrown) {
       this.#keeper.lastError = describe(thrown);
       if (live !== undefined && isTransportFailure(thrown))
         await live.end(`probe failed: ${this.#keeper.lastError}`);
     }
     return this.status();
+  }
+
+  /** `mcp:<name>`: the `source` of this server's tool definitions in a drift report. */
+  get source(): string {
+    return `mcp:${this.#o.name}`;
+  }
+
+  /**
+   * Every tool definition the server lists now, approved or not (a changed one too), as the
+   * snapshots `reins tools check` and the server's drift check compare with the approved set
+   * (`reins/node`). Re-lists first (a `tools/list`, like `probe`); rejects when the server
+   * cannot be reached, so a server that is down is reported unchecked, not as tools removed.
+   */
+  async toolDefinitions(): Promise<ToolDefinitionSnapshot[]> {
+    const status = await this.probe();
+    if (status.status !== 'up') {
+      throw new Error(`${this.#o.name} is ${status.status}: ${status.lastError ?? 'not connected'}`);
+    }
+    return this.#catalog.definitions();
   }
 
   pendingApprovals(): PendingApproval[] {

@@ -1,5 +1,6 @@
 import type { Tool as McpTool } from '@modelcontextprotocol/client';
 import { ToolError, type AnyTool } from 'reins';
+import { definitionSnapshot, type ToolDefinitionSnapshot } from 'reins/node';
 import { fingerprint } from './fingerprint.js';
 import { importTool, reinsName, type CallTool, type ImportOptions, type ToolEntry } from './import-tool.js';
 import { untrustedText } from './untrusted-text.js';
@@ -42,18 +43,33 @@ export class ToolCatalog {
   #live = new Map<string, Listed>();
   #listed: boolean;
   readonly #imported = new Map<string, { fingerprint: string; tool?: AnyTool; reason?: string }>();
+  readonly #now: () => number;
+  /** When each definition (by fingerprint) was first listed: its `lastUpdated`. */
+  readonly #firstSeen = new Map<string, string>();
+  #serverVersion: string | undefined;
 
-  constructor(options: ImportOptions, call: CallTool, pinned?: Readonly<Record<string, string>>) {
+  constructor(
+    options: ImportOptions,
+    call: CallTool,
+    pinned?: Readonly<Record<string, string>>,
+    now: () => number = Date.now,
+  ) {
     this.#options = options;
     this.#call = call;
+    this.#now = now;
     for (const [name, print] of Object.entries(pinned ?? {})) this.#approved.set(name, print);
     this.#listed = pinned !== undefined;
   }
 
-  /** Records a `tools/list` answer. Returns whether anything changed. */
-  applyListing(definitions: readonly McpTool[]): boolean {
+  /** Records a `tools/list` answer (and the server's version). Returns whether anything changed. */
+  applyListing(definitions: readonly McpTool[], serverVersion?: string): boolean {
     const before = [...this.#live.values()].map((t) => `${t.definition.name}=${t.fingerprint}`).join();
     this.#live = new Map(definitions.map((d) => [d.name, { definition: d, fingerprint: fingerprint(d) }]));
+    if (serverVersion !== undefined) this.#serverVersion = serverVersion;
+    const seenAt = new Date(this.#now()).toISOString();
+    for (const { fingerprint: print } of this.#live.values()) {
+      if (!this.#firstSeen.has(print)) this.#firstSeen.set(print, seenAt);
+    }
     if (!this.#listed) {
       for (const [name, { fingerprint: print }] of this.#live) this.#approved.set(name, print);
       this.#listed = true;
@@ -126,6 +142,36 @@ export class ToolCatalog {
     this.#approved.set(name, live.fingerprint);
   }
 
+  /**
+   * Every listed definition (approved or not) as a drift snapshot: the definition as the server
+   * sent it (before sanitizing), named as imported; version from the tool's `_meta.version`,
+   * else the server's; `lastUpdated`: when this definition was first listed here.
+   */
+  definitions(): ToolDefinitionSnapshot[] {
+    return [...this.#live.values()].map(({ definition: d, fingerprint: print }) => {
+      const readOnly = d.annotations?.readOnlyHint === true;
+      return definitionSnapshot({
+        name: reinsName(this.#options.prefix, d.name),
+        source: `mcp:${this.#options.server}`,
+        version: this.#versionOf(d) ?? null,
+        lastUpdated: this.#firstSeen.get(print) ?? null,
+        description: d.description ?? '',
+        input: d.inputSchema,
+        output: d.outputSchema ?? null,
+        readOnly,
+        needsApproval: !readOnly,
+        idempotent: d.annotations?.idempotentHint === true,
+        annotations: d.annotations ?? null,
+      });
+    });
+  }
+
+  /** A tool's own `_meta.version` when it gives one, else the server's version. */
+  #versionOf(definition: McpTool): string | undefined {
+    const own = (definition._meta as Record<string, unknown> | undefined)?.['version'];
+    return typeof own === 'string' && own !== '' ? own : this.#serverVersion;
+  }
+
   fingerprints(): Record<string, string> {
     return Object.fromEntries(this.#approved);
   }
@@ -145,7 +191,13 @@ export class ToolCatalog {
     const name = listed.definition.name;
     const known = this.#imported.get(name);
     if (known?.fingerprint === listed.fingerprint) return known.tool;
-    const result = importTool(listed.definition, listed.fingerprint, this.#options, this.#call);
+    const version = this.#versionOf(listed.definition);
+    const lastUpdated = this.#firstSeen.get(listed.fingerprint);
+    const meta = {
+      ...(version === undefined ? {} : { version }),
+      ...(lastUpdated === undefined ? {} : { lastUpdated }),
+    };
+    const result = importTool(listed.definition, listed.fingerprint, this.#options, this.#call, meta);
     const clash = result.ok && this.#clashes(result.tool.name, name);
     const record = result.ok
       ? clash

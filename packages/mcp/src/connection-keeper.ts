@@ -9,8 +9,8 @@ import { untrustedText } from './untrusted-text.js';
 
 /** What the keeper asks of its bridge: where listings go, the roots to advertise, the call a request belongs to. */
 export interface KeeperHooks {
-  /** A connection's tool listing (on connect, and when the server says it changed). */
-  applyListing(tools: readonly McpTool[]): void;
+  /** A connection's tool listing (on connect, and when the server says it changed), with its server's version. */
+  applyListing(tools: readonly McpTool[], serverVersion: string | undefined): void;
   roots(): readonly McpRoot[];
   currentCall(): ToolContext | undefined;
 }
@@ -146,7 +146,7 @@ export class ConnectionKeeper {
       try {
         live = await LiveConnection.open(this.#o, {
           onTools: (tools) => {
-            if (this.#live !== undefined) this.#hooks.applyListing(tools);
+            if (this.#live !== undefined) this.#hooks.applyListing(tools, this.#live.serverVersion);
           },
           onLost: (connection, why) => this.#onLost(connection, why),
           roots: () => this.#hooks.roots(),
@@ -169,7 +169,7 @@ export class ConnectionKeeper {
         await live.end('closed');
         throw this.#cannotConnect('the bridge is closed');
       }
-      this.#hooks.applyListing(live.tools);
+      this.#hooks.applyListing(live.tools, live.serverVersion);
       this.#live = live;
       this.#refused = false;
       settled();

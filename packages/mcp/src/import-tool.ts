@@ -43,7 +43,8 @@ export function reinsName(prefix: string, mcpName: string): string {
 /**
  * An MCP tool definition as a Reins tool: untrusted description cleaned and capped, input
  * schema converted strictly (unknown keys refused, base64 bounded), output schema kept,
- * `readOnly` from `annotations.readOnlyHint` (absent → false). A definition that cannot be
+ * `readOnly` from `annotations.readOnlyHint` (absent → false), `version` and `lastUpdated` from
+ * `meta` (see `ToolCatalog.definitions`). A definition that cannot be
  * converted faithfully is not imported: the reason is reported instead.
  */
 export function importTool(
@@ -51,6 +52,7 @@ export function importTool(
   fingerprint: string,
   options: ImportOptions,
   call: CallTool,
+  meta: { readonly version?: string; readonly lastUpdated?: string } = {},
 ): Imported {
   const name = reinsName(options.prefix, definition.name);
   let input: z.ZodType;
@@ -81,6 +83,9 @@ export function importTool(
       input,
       output,
       readOnly: entry.readOnly,
+      // The server's version (or the tool's `_meta.version`) and when this definition was first seen.
+      ...(meta.version === undefined || !/^\S{1,64}$/.test(meta.version) ? {} : { version: meta.version }),
+      ...(meta.lastUpdated === undefined ? {} : { lastUpdated: meta.lastUpdated }),
       timeoutMs: options.toolTimeoutMs,
       ...(options.probe === undefined ? {} : { policy: { breaker: { probe: options.probe } } }),
       run: (value, ctx) => call(entry, value, ctx) as Promise<z.input<typeof output>>,

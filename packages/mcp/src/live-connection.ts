@@ -185,6 +185,11 @@ export class LiveConnection {
     return this.#transport instanceof ChildProcessTransport ? (this.#transport.pid ?? undefined) : undefined;
   }
 
+  /** The version the server gave in its `serverInfo` (the version of its imported tools' definitions). */
+  get serverVersion(): string | undefined {
+    return this.client.getServerVersion()?.version;
+  }
+
   get protocolVersion(): string | undefined {
     return this.client.getNegotiatedProtocolVersion();
   }

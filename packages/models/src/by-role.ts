@@ -1,4 +1,5 @@
 import type { Model, ModelRequest, ModelResult } from 'reins';
+import { joinRoute } from './route.js';
 
 export interface RoleModels {
   /** Steps that may call tools (the reasoning). */
@@ -19,7 +20,9 @@ export function byRole(models: RoleModels): Model {
     async call(request: ModelRequest): Promise<ModelResult> {
       const model = request.finalStep ? models.finalAnswer : models.reasoning;
       const result = await model.call(request);
-      return result.ok ? { ...result, model: result.model ?? model.name } : result;
+      if (!result.ok) return result;
+      const role = request.finalStep ? 'role responder' : 'role planner';
+      return { ...result, model: result.model ?? model.name, route: joinRoute(role, result.route) };
     },
   };
 }

@@ -10,15 +10,22 @@ export { anthropic, type AnthropicOptions } from './anthropic.js';
 export {
   readModelConfig,
   chooseModel,
+  providerModel,
+  printableConfig,
   ModelConfigError,
+  DEFAULT_TEMPERATURE,
   type ModelConfig,
   type ChosenModel,
 } from './model-from-env.js';
+export { readStackConfig, type StackConfig } from './stack-config.js';
+export { modelStack, type ModelStack, type ModelStackOptions, type CacheStats } from './model-stack.js';
+export type { ArmStats } from './rollout-arms.js';
 export { byRole, type RoleModels } from './by-role.js';
 export { gradualRollout, type Rollout, type RolloutOptions, type RolloutStats } from './rollout.js';
 export {
   withReasoningCache,
   reasoningKey,
+  readOnlyStep,
   memoryReplyStore,
   redisReplyStore,
   type ReplyStore,

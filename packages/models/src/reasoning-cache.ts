@@ -14,6 +14,20 @@ export interface ReasoningCacheOptions {
   readonly promptVersion: string;
   /** Default 300 000 (seed 003 §4.3). */
   readonly ttlMs?: number;
+  /** Which steps may be answered from (and stored in) the cache; default every step. */
+  readonly cacheable?: (request: ModelRequest) => boolean;
+  /** Told each step's outcome (e.g. to count the hit rate). */
+  readonly onLookup?: (outcome: 'hit' | 'miss' | 'skip') => void;
+}
+
+/**
+ * The stack's rule: a step is cached only when every tool it offers is read-only — the last,
+ * tool-less answer step included; a step offering no tools that is not the last (a
+ * plan-and-execute planner, whose plan may change things) is not.
+ */
+export function readOnlyStep(request: ModelRequest): boolean {
+  if (request.finalStep) return true;
+  return request.tools.length > 0 && request.tools.every((tool) => tool.readOnly === true);
 }
 
 /**
@@ -27,17 +41,28 @@ export function withReasoningCache(model: Model, options: ReasoningCacheOptions)
     name: model.name,
     ...(model.demo === undefined ? {} : { demo: model.demo }),
     async call(request: ModelRequest): Promise<ModelResult> {
+      if (options.cacheable !== undefined && !options.cacheable(request)) {
+        options.onLookup?.('skip');
+        return model.call(request);
+      }
       const key = reasoningKey(model.name, options.promptVersion, request);
       const hit = await options.store.get(key).catch(() => undefined);
       if (hit !== undefined) {
         try {
           const cached = JSON.parse(hit) as ModelResult & { ok: true };
+          options.onLookup?.('hit');
           // No tokens were spent on a hit: report none, so cost counts stay true.
-          return { ...cached, usage: { inputTokens: 0, outputTokens: 0 }, model: `${model.name} (cached)` };
+          return {
+            ...cached,
+            usage: { inputTokens: 0, outputTokens: 0 },
+            model: `${model.name} (cached)`,
+            route: 'cache hit',
+          };
         } catch {
           // a damaged entry is a miss
         }
       }
+      options.onLookup?.('miss');
       const result = await model.call(request);
       if (result.ok) await options.store.set(key, JSON.stringify(result), ttlMs).catch(() => undefined);
       return result;
@@ -46,18 +71,21 @@ export function withReasoningCache(model: Model, options: ReasoningCacheOptions)
 }
 
 /**
- * hash(model, prompt version, tools offered, query, last observation) — the key format
- * `reins:reason:v2:<sha256>`. The observation's act id (a fresh UUID each run) is left out,
+ * hash(model, prompt version, tools offered, system prompt, query, last observation) — the key
+ * format `reins:reason:v3:<sha256>`. The observation's act id (a fresh UUID each run) is left out,
  * or no later step could ever hit.
  */
 export function reasoningKey(model: string, promptVersion: string, request: ModelRequest): string {
   const query = request.messages.find((m) => m.role === 'user')?.content ?? '';
   const observation = lastObservation(request, query).replace(/, act [0-9a-f-]{36}\)/g, ')');
   const tools = request.tools.map((t) => [t.name, t.description, t.inputSchema]);
+  // The system prompt may carry the user's context (instructions, earlier turns): one user's
+  // reply must never answer another's, so it is part of the key.
+  const system = request.messages.filter((m) => m.role === 'system').map((m) => m.content);
   const hash = createHash('sha256')
-    .update(JSON.stringify([model, promptVersion, request.finalStep, tools, query, observation]))
+    .update(JSON.stringify([model, promptVersion, request.finalStep, tools, system, query, observation]))
     .digest('hex');
-  return `reins:reason:v2:${hash}`;
+  return `reins:reason:v3:${hash}`;
 }
 
 /** The last step's observation(s): the last user message, or the trailing native tool results. */

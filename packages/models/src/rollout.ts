@@ -1,73 +1,104 @@
 import type { AgentRun, Model, ModelRequest, ModelResult } from 'reins';
+import { Arm, type ArmStats } from './rollout-arms.js';
+import { joinRoute } from './route.js';
 
 export interface RolloutOptions {
   readonly stable: Model;
   readonly candidate: Model;
-  /** Share of runs sent to the candidate (default 0.05). */
+  /** Share of users (or runs, for anonymous ones) sent to the candidate (default 0.05). */
   readonly share?: number;
-  /** Candidate error rate (parse failures and tool errors per step) that switches it off (default 0.05). */
-  readonly maxErrorRate?: number;
-  /** Candidate steps seen before the rate is judged (default 20). */
+  /**
+   * How far the candidate's error rate (failed calls, parse failures and tool errors per step)
+   * may exceed the stable model's, over the window, before it is switched off (default 0.05).
+   */
+  readonly maxErrorMargin?: number;
+  /** The last steps of each side the rates are taken over (default 50). */
+  readonly window?: number;
+  /** Candidate steps in the window before the rates are judged (default 20, at most `window`). */
   readonly minSteps?: number;
   /** Told once, when the candidate is switched off. */
   readonly onSwitchOff?: (stats: RolloutStats) => void;
-  /** Injectable for tests: which runs get the candidate (default: a hash of the run id). */
-  readonly assign?: (runId: string) => number;
+  /** Injectable for tests: which users (runs) get the candidate (default: a hash of the key). */
+  readonly assign?: (key: string) => number;
+  /** Clock of `switchedOffAt` (default `Date.now`). */
+  readonly now?: () => number;
 }
 
 export interface RolloutStats {
   readonly enabled: boolean;
+  /** Totals since start. */
   readonly candidateSteps: number;
   readonly candidateErrors: number;
+  /** The candidate's error rate over the window. */
   readonly errorRate: number;
   readonly switchedOffAt?: string;
+  /** Both sides compared (success rate, average steps, latency, windowed error rate). */
+  readonly arms: { readonly stable: ArmStats; readonly candidate: ArmStats };
 }
 
 export interface Rollout {
-  /** The model to give runs: routes each run (by id, sticky) to stable or candidate. */
+  /** The model to give runs: routes each user (or run) to stable or candidate, sticky. */
   readonly model: Model;
-  /** Counts the candidate's parse failures and tool errors in a run's events. */
+  /** Counts a run's steps, errors and outcome on the side that answered it. */
   observe(run: AgentRun): Promise<void>;
   stats(): RolloutStats;
 }
 
+// Runs routed but never observed (a caller that does not call `observe`) are forgotten past this.
+const MAX_TRACKED_RUNS = 10_000;
+
 /**
- * Gradual rollout (seed 003 §5.5): a share of runs goes to a candidate model or prompt
- * version; its error rate — reason steps that did not parse plus tool observations that
- * failed, per candidate step — is tracked from the runs' events, and above `maxErrorRate`
- * the candidate is switched off for every later run, once, with `onSwitchOff` told.
+ * Gradual rollout (seed 003 §5.5): a share of users goes to a candidate model (sticky per
+ * `request.userKey`, else per run); both sides' step outcomes are tracked from the runs'
+ * events over a sliding window, and once the candidate's error rate exceeds the stable
+ * model's by more than `maxErrorMargin`, the candidate is switched off for every later run,
+ * once, with `onSwitchOff` told. A run already on the candidate finishes there.
  */
 export function gradualRollout(options: RolloutOptions): Rollout {
   const share = options.share ?? 0.05;
-  const maxErrorRate = options.maxErrorRate ?? 0.05;
-  const minSteps = options.minSteps ?? 20;
+  const margin = options.maxErrorMargin ?? 0.05;
+  const size = options.window ?? 50;
+  const minSteps = Math.min(options.minSteps ?? 20, size);
   const assign = options.assign ?? hashToUnit;
-  const state = { enabled: true, steps: 0, errors: 0, switchedOffAt: undefined as string | undefined };
+  const now = options.now ?? Date.now;
+  const arms = { stable: new Arm(size), candidate: new Arm(size) };
+  const state = { enabled: true, switchedOffAt: undefined as string | undefined };
   const stats = (): RolloutStats => ({
     enabled: state.enabled,
-    candidateSteps: state.steps,
-    candidateErrors: state.errors,
-    errorRate: state.steps === 0 ? 0 : state.errors / state.steps,
+    candidateSteps: arms.candidate.steps,
+    candidateErrors: arms.candidate.errors,
+    errorRate: arms.candidate.windowRate,
     ...(state.switchedOffAt === undefined ? {} : { switchedOffAt: state.switchedOffAt }),
+    arms: { stable: arms.stable.stats(), candidate: arms.candidate.stats() },
   });
   const judge = (): void => {
-    if (!state.enabled || state.steps < minSteps || state.errors / state.steps <= maxErrorRate) return;
+    const { candidate, stable } = arms;
+    if (!state.enabled || candidate.windowSteps < minSteps) return;
+    if (candidate.windowRate - stable.windowRate <= margin) return;
     state.enabled = false;
-    state.switchedOffAt = new Date().toISOString();
+    state.switchedOffAt = new Date(now()).toISOString();
     options.onSwitchOff?.(stats());
   };
-  // Runs routed to the candidate, by id (names can collide or be rewritten by wrappers).
-  const candidateRuns = new Set<string>();
+  // The side of each run, by run id (names can collide or be rewritten by wrappers).
+  const sides = new Map<string, 'stable' | 'candidate'>();
   const model: Model = {
     name: `rollout(${options.stable.name} → ${options.candidate.name})`,
     async call(request: ModelRequest): Promise<ModelResult> {
-      const runId = request.runId;
-      const useCandidate =
-        runId !== undefined && (candidateRuns.has(runId) || (state.enabled && assign(runId) < share));
-      if (useCandidate) candidateRuns.add(runId);
-      const chosen = useCandidate ? options.candidate : options.stable;
+      const { runId } = request;
+      const key = request.userKey ?? runId;
+      let side = runId === undefined ? undefined : sides.get(runId);
+      if (side === undefined) {
+        side = state.enabled && key !== undefined && assign(key) < share ? 'candidate' : 'stable';
+        if (runId !== undefined) remember(sides, runId, side);
+      }
+      const chosen = side === 'candidate' ? options.candidate : options.stable;
       const result = await chosen.call(request);
-      return result.ok ? { ...result, model: result.model ?? chosen.name } : result;
+      if (!result.ok) return result;
+      return {
+        ...result,
+        model: result.model ?? chosen.name,
+        route: joinRoute(`rollout ${side}`, result.route),
+      };
     },
   };
   return {
@@ -75,26 +106,30 @@ export function gradualRollout(options: RolloutOptions): Rollout {
     stats,
     async observe(run: AgentRun): Promise<void> {
       for await (const event of run) {
-        if (!candidateRuns.has(run.runId)) continue;
-        if (event.type === 'error' && event.code === 'MODEL_FAILED') {
-          state.steps++; // the candidate failed the call itself
-          state.errors++;
-        } else if (event.type === 'step' && event.phase === 'reason') {
-          state.steps++;
-          if (!event.parse.ok) state.errors++;
-        } else if (event.type === 'step' && event.phase === 'observe' && event.observation.status !== 'ok') {
-          state.errors++;
-        }
+        const side = sides.get(run.runId);
+        if (side !== undefined) arms[side].see(event);
       }
-      candidateRuns.delete(run.runId);
+      sides.delete(run.runId);
       judge();
     },
   };
 }
 
-/** A run id mapped to [0, 1): the same run always lands on the same side. */
-function hashToUnit(runId: string): number {
+function remember(
+  sides: Map<string, 'stable' | 'candidate'>,
+  runId: string,
+  side: 'stable' | 'candidate',
+): void {
+  sides.set(runId, side);
+  if (sides.size > MAX_TRACKED_RUNS) {
+    const oldest = sides.keys().next();
+    if (oldest.done !== true) sides.delete(oldest.value);
+  }
+}
+
+/** A key mapped to [0, 1): the same user (run) always lands on the same side. */
+function hashToUnit(key: string): number {
   let hash = 2166136261;
-  for (let i = 0; i < runId.length; i++) hash = Math.imul(hash ^ runId.charCodeAt(i), 16777619);
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 16777619);
   return (hash >>> 0) / 2 ** 32;
 }

@@ -18,13 +18,18 @@ export function withFallback(primary: Model, fallback: Model, options: FallbackO
     async call(request: ModelRequest): Promise<ModelResult> {
       const started = Date.now();
       const first = await primary.call(request);
-      if (first.ok) return { ...first, model: first.model ?? primary.name };
+      if (first.ok) return { ...first, model: first.model ?? primary.name, route: first.route ?? 'primary' };
       if (!on.has(first.error.code) || request.signal.aborted) return first;
       // The fallback gets what is left of the step's model timeout, not a fresh one.
       const left = request.timeoutMs === undefined ? undefined : request.timeoutMs - (Date.now() - started);
       if (left !== undefined && left <= 0) return first;
       const second = await fallback.call(left === undefined ? request : { ...request, timeoutMs: left });
-      if (second.ok) return { ...second, model: second.model ?? fallback.name };
+      if (second.ok) {
+        // A nested chain's own "primary" is this chain's fallback: said once, not twice.
+        const why = `fallback after ${first.error.code} from ${primary.name}`;
+        const inner = second.route === undefined || second.route === 'primary' ? '' : `; ${second.route}`;
+        return { ...second, model: second.model ?? fallback.name, route: why + inner };
+      }
       const message = `${primary.name}: ${first.error.message}; fallback ${fallback.name}: ${second.error.message}`;
       return { ok: false, error: { code: second.error.code, message } };
     },

@@ -16,7 +16,9 @@ describe('model configuration from the environment', () => {
       OPENAI_API_KEY: '(not set)',
       OPENAI_BASE_URL: '(default)',
       ANTHROPIC_API_KEY: '(not set)',
+      ANTHROPIC_BASE_URL: '(default)',
       REINS_MAX_MODEL_REPLY_BYTES: '262144 (default)',
+      REINS_TEMPERATURE: '0.1 (default)',
     });
   });
 

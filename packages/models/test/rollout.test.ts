@@ -87,4 +87,22 @@ describe('gradual rollout', () => {
       errorRate: 0,
     });
   });
+
+  it('compares with the stable model: a candidate failing no more than stable (within 5 points) stays on', async () => {
+    // Both sides reply with text that never parses: 100 % vs 100 %, no worse than stable.
+    const rollout = gradualRollout({
+      stable: always('stable', 'not json'),
+      candidate: always('candidate', 'not json'),
+      share: 0.5,
+      window: 10,
+      minSteps: 5,
+      assign: (key) => (Number(key) % 2 === 0 ? 0 : 0.99),
+    });
+    for (let i = 0; i < 20; i++)
+      await rollout.observe(runAgent({ query: 'q', model: rollout.model, tools: [], runId: String(i) }));
+    const stats = rollout.stats();
+    expect(stats.enabled).toBe(true);
+    expect(stats.arms.candidate).toMatchObject({ errorRate: 1, windowSteps: 10, runs: 10 });
+    expect(stats.arms.stable).toMatchObject({ errorRate: 1, windowSteps: 10, runs: 10 });
+  });
 });

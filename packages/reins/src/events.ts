@@ -59,6 +59,8 @@ export interface StartEvent extends EventBase {
   readonly timeouts: TimeoutHierarchy;
   /** The conversation this run is a turn of (seed 001's session state), when it is one. */
   readonly conversationId?: string | undefined;
+  /** How the model is composed (`Model.stack`), when it is a composed stack. */
+  readonly modelStack?: string | undefined;
 }
 
 export interface ReasonStep extends StepBase {
@@ -75,6 +77,8 @@ export interface ReasonStep extends StepBase {
   readonly decision?: Decision | undefined;
   /** The provider's native tool calls, as it sent them (absent for text decisions). */
   readonly toolCalls?: readonly ToolCall[] | undefined;
+  /** Why this model answered (`ModelResult.route`), when a composed stack says. */
+  readonly route?: string | undefined;
   /**
    * The exact messages the model was sent at this step, masked like observations, with token
    * counts (the prompt debugger; absent when the run does not record prompts). A delta

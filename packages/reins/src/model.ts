@@ -31,6 +31,8 @@ export interface ToolSpec {
   readonly name: string;
   readonly description: string;
   readonly inputSchema: Readonly<Record<string, unknown>>;
+  /** The tool changes nothing (`Tool.readOnly`), filled by the loop; e.g. a reply cache keys on it. */
+  readonly readOnly?: boolean;
 }
 
 export interface Usage {
@@ -45,6 +47,11 @@ export interface ModelRequest {
   readonly signal: AbortSignal;
   /** The run this call belongs to (for sticky routing and logs). */
   readonly runId?: string;
+  /**
+   * Who the run is for (the run's principal id; absent for an anonymous run), so a router can
+   * keep one user on one model across runs (a gradual rollout). Fall back to `runId`.
+   */
+  readonly userKey?: string;
   /** The longest this call may take (the run's model timeout): adapters must not wait longer. */
   readonly timeoutMs?: number;
   /**
@@ -70,6 +77,11 @@ export type ModelResult =
       /** Which model answered, when a router or fallback chose one (default: the model's name). */
       readonly model?: string;
       /**
+       * Why this model answered, when a composed stack chose it (e.g. `role planner; fallback
+       * after TIMEOUT from anthropic:x`, `cache hit`); copied to the step's `reason` event.
+       */
+      readonly route?: string;
+      /**
        * Native tool calls (several are allowed in one turn). When present and non-empty they
        * are the decision; `text` is then the model's thought.
        */
@@ -89,6 +101,8 @@ export interface Model {
   readonly name: string;
   /** True for models that produce canned, non-AI answers (the `demo` model). */
   readonly demo?: boolean;
+  /** A composed model's description (retries, fallbacks, roles, rollout, cache): the `start` event's `modelStack`. */
+  readonly stack?: string;
   call(request: ModelRequest): Promise<ModelResult>;
 }
 

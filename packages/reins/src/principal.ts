@@ -10,3 +10,8 @@ export interface Principal {
 }
 
 export const ANONYMOUS: Principal = Object.freeze({ id: 'anonymous' });
+
+/** A model request's `userKey`: the principal's id, none for an anonymous run. */
+export function userKeyOf(principal: Principal): string | undefined {
+  return principal.id === ANONYMOUS.id ? undefined : principal.id;
+}

@@ -35,6 +35,8 @@ export interface RunRecord {
   readonly run_id: string;
   readonly agent: string;
   readonly model: string;
+  /** How the model is composed (the `start` event's `modelStack`), when it is a composed stack. */
+  readonly model_stack?: string | undefined;
   readonly demo: boolean;
   readonly query: string;
   readonly status: RunStatus;
@@ -149,6 +151,7 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
     run_id: start.runId,
     agent: start.agent,
     model: start.model,
+    model_stack: start.modelStack, // undefined (so absent from the JSON) unless a composed stack
     demo: start.demo,
     query: start.query,
     status: done.status,
@@ -207,6 +210,7 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
         tools_offered: event.toolsOffered,
         usage: event.usage,
         ...(event.toolCalls === undefined ? undefined : { tool_calls: event.toolCalls }),
+        ...(event.route === undefined ? undefined : { route: event.route }),
         // The kept prompt as the event has it (a delta: `keptPrompts(record)` rebuilds the lists);
         // undefined, so left out of the JSON, when the run does not record prompts.
         prompt: event.prompt,

@@ -103,6 +103,10 @@ export type CheckResult = true | string | { readonly code: ErrorCode; readonly m
  *   `ctx.actId` without doing it twice (the act id is its idempotency key). A durable run
  *   resumed after a crash repeats an interrupted call only of read-only or idempotent tools;
  *   any other interrupted call stops the run `outcome_unknown` for a person to check.
+ * - `version` and `lastUpdated`: the definition's version (bump it when the description, a
+ *   schema or a flag changes) and the date it last changed (ISO 8601). `reins tools check`
+ *   compares the definitions in use with the last approved ones and flags a change made
+ *   without a version bump louder. Optional; not read by the loop.
  */
 export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.ZodType> {
   readonly name: string;
@@ -115,6 +119,10 @@ export interface Tool<I extends z.ZodType = z.ZodType, O extends z.ZodType = z.Z
   readonly fallback?: ToolFallback;
   readonly needsApproval?: boolean;
   readonly idempotent?: boolean;
+  /** The definition's version, e.g. `"2"` or `"1.3.0"` (1–64 characters, no spaces). */
+  readonly version?: string;
+  /** When the definition last changed: an ISO 8601 date (`2026-12-02`) or date-time. */
+  readonly lastUpdated?: string;
   check?(output: z.output<O>, input: z.output<I>): CheckResult;
   run(input: z.output<I>, ctx: ToolContext): Promise<z.input<O>> | z.input<O>;
 }
@@ -128,10 +136,12 @@ export function needsApproval(tool: AnyTool): boolean {
 export type AnyTool = Tool<z.ZodType, z.ZodType>;
 
 const TOOL_NAME = /^[A-Za-z][A-Za-z0-9_-]{0,63}$/;
+const VERSION = /^\S{1,64}$/;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;
 
 /**
  * Declares a tool with inferred types. Makes a top-level object input schema strict, and
- * throws on programmer mistakes (bad name, non-positive timeout).
+ * throws on programmer mistakes (bad name, non-positive timeout, malformed version or date).
  */
 export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: Tool<I, O>): Tool<I, O> {
   if (!TOOL_NAME.test(tool.name)) {
@@ -141,9 +151,19 @@ export function defineTool<I extends z.ZodType, O extends z.ZodType>(tool: Tool<
     throw new TypeError(`tool ${tool.name}: timeoutMs must be > 0 and ≤ ${MAX_TIMER_MS}`);
   }
   checkPolicy(tool.name, tool.policy);
+  if (tool.version !== undefined && !VERSION.test(tool.version)) {
+    throw new TypeError(`tool ${tool.name}: version must be 1–64 characters without spaces`);
+  }
+  if (tool.lastUpdated !== undefined && !isIsoDate(tool.lastUpdated)) {
+    throw new TypeError(`tool ${tool.name}: lastUpdated must be an ISO 8601 date, e.g. 2026-12-02`);
+  }
   if (tool.fallback !== undefined && tool.fallback.tool === tool.name) {
     throw new TypeError(`tool ${tool.name}: a tool cannot be its own fallback`);
   }
   const input = isZodObject(tool.input) ? (tool.input.strict() as unknown as I) : tool.input;
   return Object.freeze({ ...tool, input });
+}
+
+function isIsoDate(text: string): boolean {
+  return ISO_DATE.test(text) && !Number.isNaN(Date.parse(text));
 }

@@ -31,6 +31,7 @@ describe('a wrapper that copies the request or the tool context keeps the signal
       'step',
       'timeoutMs',
       'tools',
+      'userKey', // the run's principal for sticky routing (undefined here: an anonymous run)
     ]);
   });
 

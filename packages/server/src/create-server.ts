@@ -16,6 +16,7 @@ import { hostCheck, LOOPBACK_HOSTS } from './host-check.js';
 import { crossOriginGuard } from './cross-origin.js';
 import { securityHeaders } from './security-headers.js';
 import { ServerMetrics } from './metrics.js';
+import { watchModelStack } from './model-metrics.js';
 import { QuotaGuard } from './quota.js';
 import { createRedisClient } from './redis-counter-store.js';
 import { redisLimitStore } from './redis-limit-store.js';
@@ -31,11 +32,13 @@ import { HealthMonitor } from './health-monitor.js';
 import { serverChecks } from './server-checks.js';
 import { runRoutes } from './routes/runs.js';
 import type { ReinsServerOptions, ServerDeps } from './server-options.js';
+import type { AnyTool } from 'reins';
 import type { AppEnv, ServerState } from './server-state.js';
 import { stopPhraseMatcher } from './stop-phrase.js';
 import { SharedMode, type SharedRole } from './shared/shared-mode.js';
 import { setMaxListeners } from 'node:events';
 import { RequestGate } from './request-gate.js';
+import { ToolDriftWatch } from './tool-drift.js';
 
 /** The server: a hono app (mount it anywhere, or `serve` it) and what it holds. */
 export interface ReinsServer {
@@ -52,6 +55,8 @@ export interface ReinsServer {
    * (`health.report()` is what `/health` answers).
    */
   readonly health: HealthMonitor;
+  /** The tool definition drift check (when `toolDrift` is configured): `check()` runs one now. */
+  readonly toolDrift: ToolDriftWatch | undefined;
   /**
    * Durable runs, once at start: resumes the runs the store has running (or ends them
    * `interrupted`), rebuilds the paused ones, and sweeps runs past their retention (then daily).
@@ -95,6 +100,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const metrics = new ServerMetrics(options.registry);
   const rollouts = Object.values(options.rollouts ?? {});
   if (rollouts.length > 0) metrics.watchRollouts(options.rollouts ?? {});
+  watchModelStack(metrics.registry, options.rollouts ?? {}, options.reasoningCaches ?? {});
   const limits = options.limits ?? {};
 
   if (options.shared !== undefined && options.durable === undefined) {
@@ -179,6 +185,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     watch: {
       metrics,
       tracer: options.tracer ?? trace.getTracer('@reins/server'),
+      traceIds: options.traceIds,
       logger,
       modelHealth,
       maxEventsPerRun: limits.maxEventsPerRun ?? 5_000,
@@ -207,6 +214,11 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   shareState.shared = sharedMode;
   const role: SharedRole | undefined = sharedMode?.role;
 
+  const toolDrift =
+    options.toolDrift === undefined
+      ? undefined
+      : new ToolDriftWatch(options.toolDrift, staticTools(options.agents), logger, deps.now);
+  if (toolDrift !== undefined) metrics.watchToolDrift(() => toolDrift.state);
   const checks = serverChecks({
     durable,
     registry,
@@ -214,7 +226,10 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     agents: options.agents,
     policies: policies ?? defaultToolPolicies,
     shared: sharedMode,
-    extra: options.healthChecks ?? {},
+    extra: {
+      ...(toolDrift === undefined ? {} : { tools: () => toolDrift.health() }),
+      ...options.healthChecks,
+    },
   });
   const health = new HealthMonitor({
     checks: () => new Map([...checks, ...modelHealth.checks()]),
@@ -224,6 +239,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     now: deps.now,
   });
   health.start();
+  toolDrift?.start();
 
   const app = new Hono<AppEnv>();
   app.onError((thrown, c) => {
@@ -280,6 +296,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     durable,
     shared: sharedMode,
     requests,
+    toolDrift,
     recover: async () => {
       if (durable === undefined) return undefined;
       // Shared mode: nothing is resumed here — a run whose worker died is handed to another
@@ -314,6 +331,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     health,
     close: async () => {
       clearInterval(sweeper);
+      toolDrift?.stop();
       stopEventLoopMonitor();
       health.stop();
       if (sharedMode !== undefined) {
@@ -343,6 +361,11 @@ function socketAddress(c: Context): string {
   } catch {
     return 'unknown'; // not on @hono/node-server (e.g. app.request in tests)
   }
+}
+
+/** The tools of the static agent definitions (a factory's are known per caller only). */
+function staticTools(agents: ReinsServerOptions['agents']): AnyTool[] {
+  return Object.values(agents).flatMap((a) => (typeof a === 'function' ? [] : [...(a.tools ?? [])]));
 }
 
 function pick<T extends object, K extends keyof T>(from: T, keys: readonly K[]): Partial<Pick<T, K>> {

@@ -1,7 +1,7 @@
 import { interruptedEnding, isPausedStatus, resolveLimits, type LoadedRun, type RunStore } from 'reins';
 import type { Logger } from './logging.js';
 import type { ServerMetrics } from './metrics.js';
-import { launchRun, readRequestRecord, requestRecord, type RunRequest } from './launch-run.js';
+import { launchRun, readRequestRecord, requestRecord, storedTraceId, type RunRequest } from './launch-run.js';
 import type { RunEntry } from './run-registry.js';
 import type { ServerState } from './server-state.js';
 import { StoredRun } from './stored-run.js';
@@ -218,6 +218,7 @@ export class DurableRuns {
       new StoredRun(runId, events),
       () => undefined,
     );
+    entry.traceId = storedTraceId(run.request);
     return { entry, how: 'ended' };
   }
 
@@ -262,6 +263,7 @@ export class DurableRuns {
     const ended = await this.#interrupt(loaded);
     const stored = new StoredRun(run.runId, ended);
     const entry = s.registry.add(run.runId, run.ownerId, run.agent, stored, () => undefined);
+    entry.traceId = storedTraceId(run.request);
     const start = ended[0];
     // Settled: the hold and slot its crashed instance left are given back (else they lapse).
     const budget = { maxSteps: 0, deadlineMs: 0, approvalTtlMs: 0 };

@@ -12,6 +12,8 @@ export type {
   ServerLimits,
   ServerDeps,
   RolloutLike,
+  RolloutArmStats,
+  ReasoningCacheLike,
 } from './server-options.js';
 export {
   securityHeaders,
@@ -62,8 +64,25 @@ export { normalizeQuery, normalizedQueryHash, isAnonymous } from './query-key.js
 export { ServerMetrics } from './metrics.js';
 export { type HealthCheck, type CheckResult, type HealthReport } from './health.js';
 export { HealthMonitor, type HealthMonitorOptions } from './health-monitor.js';
+export {
+  ToolDriftWatch,
+  driftLabel,
+  DEFAULT_TOOL_DRIFT_CHECK_MS,
+  type ToolDriftOptions,
+  type DriftState,
+} from './tool-drift.js';
 export { DEFAULT_STOP_PHRASES, stopPhraseMatcher } from './stop-phrase.js';
 export { defaultLogger, REDACT_PATHS, type Logger } from './logging.js';
+export {
+  startTracingFromEnv,
+  readTracingSettings,
+  TracingConfigError,
+  type Tracing,
+  type TracingSettings,
+  type TraceExporterName,
+  type StartTracingOptions,
+} from './tracing-from-env.js';
+export { RunTraceIds } from './run-trace-ids.js';
 export { RunRegistry, type RunEntry } from './run-registry.js';
 export { RunFeed, isPause, type RunPhase, type FollowUntil, type FeedTiming } from './run-feed.js';
 export { runSummary, stoppedRecord, type RunSummary } from './run-summary.js';

@@ -13,6 +13,7 @@ import { isPause } from './run-feed.js';
 import type { RunBudget, RunHold } from './run-hold.js';
 import type { RunEntry } from './run-registry.js';
 import { watchRun } from './run-watcher.js';
+import { TRACE_ID } from './run-trace-ids.js';
 import type { AgentDefinition } from './server-options.js';
 import type { ServerState } from './server-state.js';
 
@@ -26,6 +27,8 @@ export interface RunRequest {
   readonly conversationId?: string | undefined;
   /** Earlier turns of the conversation, as shown to the model (after the agent's instructions). */
   readonly context?: string | undefined;
+  /** The run's OpenTelemetry trace id, chosen at admission when the server's tracer can take it. */
+  readonly traceId?: string | undefined;
 }
 
 /** How a run is launched: from scratch, or rebuilt from its stored `history`. */
@@ -86,6 +89,7 @@ export function launchRun(
     () => controller.abort(),
     gate,
   );
+  entry.traceId = request.traceId;
   const { conversationId } = request;
   if (conversationId !== undefined && s.conversations !== undefined) {
     const conversations = s.conversations;
@@ -162,6 +166,7 @@ export function readRequestRecord(
   if (typeof (principal as { id?: unknown }).id !== 'string') return undefined;
   const conversationId = typeof stored['conversationId'] === 'string' ? stored['conversationId'] : undefined;
   const context = typeof stored['context'] === 'string' ? stored['context'] : undefined;
+  const traceId = storedTraceId(stored);
   return {
     agent,
     query,
@@ -169,5 +174,12 @@ export function readRequestRecord(
     options: (typeof options === 'object' && options !== null ? options : {}) as RunOptions,
     conversationId,
     context,
+    ...(traceId === undefined ? {} : { traceId }),
   };
+}
+
+/** The trace id stored with a run's request (`undefined` for a run stored untraced, or by an older server). */
+export function storedTraceId(stored: { readonly [key: string]: JsonValue }): string | undefined {
+  const traceId = stored['traceId'];
+  return typeof traceId === 'string' && TRACE_ID.test(traceId) ? traceId : undefined;
 }

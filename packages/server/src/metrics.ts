@@ -2,6 +2,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunEvent } from 'reins';
 import type { RolloutLike } from './server-options.js';
+import { driftLabel, type DriftState } from './tool-drift.js';
 import { isPause } from './run-feed.js';
 
 /**
@@ -171,6 +172,61 @@ export class ServerMetrics {
       'Model steps the candidate answered.',
       (r) => r.stats().candidateSteps,
     );
+  }
+
+  /**
+   * Gauges of the tool definition drift check, read from its last outcome at each scrape:
+   * `reins_tool_definition_drift{tool,kind}` (1 for a tool that differs from the approved set,
+   * kind `added` / `removed` / `changed` / `changed_unversioned`; 0 with kind `none` for one as
+   * approved), `reins_tool_definitions_drifted` (how many differ),
+   * `reins_tool_definition_sources_unchecked` (sources that could not be listed: an MCP server
+   * down) and `reins_tool_definition_drift_checked_seconds` (when the last check ran).
+   */
+  watchToolDrift(state: () => DriftState): void {
+    const registers = [this.registry];
+    const report = () => {
+      const s = state();
+      return s.kind === 'checked' ? s.report : undefined;
+    };
+    new Gauge({
+      name: 'reins_tool_definition_drift',
+      help: '1: the tool definition differs from the approved set (kind added, removed, changed, changed_unversioned); 0: as approved (kind none).',
+      labelNames: ['tool', 'kind'],
+      registers,
+      collect() {
+        this.reset();
+        const r = report();
+        if (r === undefined) return;
+        const changed = new Map(r.changes.map((c) => [c.name, driftLabel(c)]));
+        for (const tool of r.names) if (!changed.has(tool)) this.set({ tool, kind: 'none' }, 0);
+        for (const [tool, kind] of changed) this.set({ tool, kind }, 1);
+      },
+    });
+    new Gauge({
+      name: 'reins_tool_definitions_drifted',
+      help: 'Tool definitions that differ from the approved set (added, removed or changed), at the last check.',
+      registers,
+      collect() {
+        this.set(report()?.changes.length ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'reins_tool_definition_sources_unchecked',
+      help: 'Tool sources (MCP servers) whose definitions could not be listed at the last check.',
+      registers,
+      collect() {
+        this.set(report()?.unchecked.length ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'reins_tool_definition_drift_checked_seconds',
+      help: 'When the tool definition drift check last ran (Unix time; 0: not yet).',
+      registers,
+      collect() {
+        const s = state();
+        this.set(s.kind === 'pending' ? 0 : s.at / 1000);
+      },
+    });
   }
 
   /** Observes one run event (called by the run watcher for every event of every run). */

@@ -33,6 +33,8 @@ export interface RunEntry {
   watched: Promise<void> | undefined;
   /** Closed by `release`: the run's events are no longer stored. */
   readonly gate: { open: boolean } | undefined;
+  /** The run's trace id (OpenTelemetry), when it is traced: chosen at admission, or its run span's. */
+  traceId: string | undefined;
 }
 
 export interface RunRegistryOptions {
@@ -106,6 +108,7 @@ export class RunRegistry {
       released: false,
       watched: undefined,
       gate,
+      traceId: undefined,
     };
     this.#runs.set(runId, entry);
     return entry;

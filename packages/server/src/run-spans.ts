@@ -1,6 +1,19 @@
 import { context, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
 import type { ObserveStep, RunEvent } from 'reins';
 import { isPause } from './run-feed.js';
+import type { RunTraceIds } from './run-trace-ids.js';
+
+/** How a run's trace is named: the trace id chosen when it was admitted, and the ids' source. */
+export interface RunTraceChoice {
+  readonly traceId?: string | undefined;
+  readonly traceIds?: RunTraceIds | undefined;
+}
+
+/** The ids of a run's `reins.run` span, for its record and its log lines. */
+export interface RunSpanIds {
+  readonly traceId: string;
+  readonly spanId: string;
+}
 
 /**
  * Builds the run's spans from its events, with the events' own timestamps as start and end
@@ -11,29 +24,46 @@ import { isPause } from './run-feed.js';
 export class RunSpans {
   readonly #tracer: Tracer;
   #run: Span | undefined;
+  /** The run span has ended (at the run's end, or detached). */
+  #ended = false;
   #step: Span | undefined;
   #stepIndex = 0;
   #lastEnd = 0;
   readonly #tools = new Map<string, Span>();
   readonly #approvals = new Map<string, Span>();
+  readonly #choice: RunTraceChoice;
 
-  constructor(tracer: Tracer) {
+  constructor(tracer: Tracer, choice: RunTraceChoice = {}) {
     this.#tracer = tracer;
+    this.#choice = choice;
+  }
+
+  /** The run span's ids once it has started; `undefined` before, and when nothing traces (no SDK). */
+  get ids(): RunSpanIds | undefined {
+    const context = this.#run?.spanContext();
+    if (context === undefined || !trace.isSpanContextValid(context)) return undefined;
+    return { traceId: context.traceId, spanId: context.spanId };
   }
 
   observe(event: RunEvent): void {
+    if (this.#run === undefined && event.type !== 'start') this.#resume(event);
     switch (event.type) {
-      case 'start':
-        this.#run = this.#tracer.startSpan('reins.run', {
-          startTime: event.at,
-          attributes: {
-            'reins.run_id': event.runId,
-            'reins.agent': event.agent,
-            'reins.model': event.model,
-            'reins.max_steps': event.limits.maxSteps,
-          },
-        });
+      case 'start': {
+        const start = (): Span =>
+          this.#tracer.startSpan('reins.run', {
+            startTime: event.at,
+            attributes: {
+              'reins.run_id': event.runId,
+              'reins.agent': event.agent,
+              'reins.model': event.model,
+              'reins.max_steps': event.limits.maxSteps,
+            },
+          });
+        const { traceId, traceIds } = this.#choice;
+        this.#run =
+          traceId === undefined || traceIds === undefined ? start() : traceIds.withTraceId(traceId, start);
         return;
+      }
       case 'step':
         return this.#onStep(event);
       case 'error':
@@ -64,13 +94,10 @@ export class RunSpans {
           this.#run?.addEvent('reins.paused', { 'reins.status': event.status }, event.at);
           return;
         }
-        for (const span of this.#approvals.values()) span.end(event.at); // cancelled while waiting
-        this.#approvals.clear();
-        for (const span of this.#tools.values()) span.end(event.at); // cancelled mid-call
-        this.#tools.clear();
-        this.#endStep(event.at);
+        this.#endOpen(event.at); // approvals cancelled while waiting, tools mid-call
         const run = this.#run;
         if (run === undefined) return;
+        this.#ended = true;
         run.setAttribute('reins.status', event.status);
         run.setAttribute('reins.steps', event.steps);
         if (event.stopReason !== undefined) run.setAttribute('reins.stop_reason', event.stopReason);
@@ -167,6 +194,46 @@ export class RunSpans {
         return;
       }
     }
+  }
+
+  /**
+   * A run rebuilt from its log (after a restart, or by another worker) is watched from where its
+   * history ends: with its trace id stored, what it does now goes in the same trace, under a
+   * `reins.run` span of this stretch (`reins.resumed`). Without one, the steps are roots as before.
+   */
+  #resume(event: RunEvent): void {
+    const { traceId, traceIds } = this.#choice;
+    if (traceId === undefined || traceIds === undefined) return;
+    const at = event.type === 'step' ? event.startedAt : event.at;
+    this.#run = traceIds.withTraceId(traceId, () =>
+      this.#tracer.startSpan('reins.run', {
+        startTime: at,
+        attributes: { 'reins.run_id': event.runId, 'reins.resumed': true },
+      }),
+    );
+  }
+
+  /**
+   * This process lets go of the run before its end — a shutdown leaving its stored log to be
+   * resumed, a worker of the shared mode handing it on at a pause, its conversation deleted:
+   * its open spans end at `at`, the run span marked `reins.detached` (no status: what happens
+   * next is in the stretch that takes the run over, if any). Nothing after this is traced.
+   */
+  detach(at: number): void {
+    const run = this.#run;
+    if (run === undefined || this.#ended) return;
+    this.#ended = true;
+    this.#endOpen(at);
+    run.setAttribute('reins.detached', true);
+    run.end(Math.max(at, this.#lastEnd));
+  }
+
+  #endOpen(at: number): void {
+    for (const span of this.#approvals.values()) span.end(at);
+    this.#approvals.clear();
+    for (const span of this.#tools.values()) span.end(at);
+    this.#tools.clear();
+    this.#endStep(at);
   }
 
   /** The wait for the user ends when the answer (or the expiry) came. */

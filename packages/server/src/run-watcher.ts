@@ -7,10 +7,13 @@ import type { RunEntry } from './run-registry.js';
 import type { RunHold } from './run-hold.js';
 import { isPause } from './run-feed.js';
 import { RunSpans } from './run-spans.js';
+import type { RunTraceIds } from './run-trace-ids.js';
 
 export interface WatchEnv {
   readonly metrics: ServerMetrics;
   readonly tracer: Tracer;
+  /** The id generator of the tracer's SDK (`startTracingFromEnv`): runs' trace ids are chosen at admission. */
+  readonly traceIds?: RunTraceIds | undefined;
   readonly logger: Logger;
   readonly modelHealth: ModelHealth;
   /** Events one run may log before the server cancels it (bounds the log's memory). */
@@ -30,8 +33,11 @@ export async function watchRun(
   fromSeq = 0,
   until: 'stop' | 'end' = 'end',
 ): Promise<void> {
-  const log = env.logger.child({ runId: entry.runId, agent: entry.agent });
-  const spans = new RunSpans(env.tracer);
+  const base = env.logger.child({ runId: entry.runId, agent: entry.agent });
+  // Lines about the run carry its trace id (and its run span's id once that has started here).
+  let log = entry.traceId === undefined ? base : base.child({ trace_id: entry.traceId });
+  const spans = new RunSpans(env.tracer, { traceId: entry.traceId, traceIds: env.traceIds });
+  let spanned = false;
   // act id → tool name, for the observe events (they carry the act id, not the tool).
   const tools = new Map<string, string>();
   const { runsInFlight, runsPaused } = env.metrics;
@@ -71,13 +77,17 @@ export async function watchRun(
     (paused ? runsPaused : runsInFlight).dec();
     // Paused and let go of (shared mode), or handed back: the hold stays for whoever takes the run.
     if (!entry.released && !(paused && until === 'stop')) void hold.end();
+    spans.detach(entry.events.at(-1)?.at ?? Date.now()); // stopped watching before the end (no-op after it)
   }
 
   function observeOne(event: RunEvent): void {
     if (event.type === 'step' && event.phase === 'act') tools.set(event.actId, event.tool);
     try {
       env.metrics.observe(entry.agent, event, tools);
-      spans.observe(event);
+      // Let go of (`forgotten`): what follows (a cancel in memory) is not the run's stored story.
+      if (entry.forgotten) spans.detach(event.at);
+      else spans.observe(event);
+      if (!spanned) traced(spans.ids); // at `start`, or at the first event of a rebuilt run
       env.modelHealth.observe(event);
       logRunEvent(log, event);
     } catch (thrown) {
@@ -86,5 +96,13 @@ export async function watchRun(
     }
     if (event.type === 'step' && event.phase === 'reason') void hold.charge(1);
     if (event.type === 'step' && event.phase === 'observe') tools.delete(event.actId);
+  }
+
+  /** Once, at the first event (`start`, or the first of a rebuilt run): untraced, nothing more per event. */
+  function traced(ids: RunSpans['ids']): void {
+    spanned = true;
+    if (ids === undefined) return;
+    entry.traceId = ids.traceId; // the trace the spans went to (an SDK without `traceIds` chose it)
+    log = base.child({ trace_id: ids.traceId, span_id: ids.spanId });
   }
 }

@@ -1,6 +1,7 @@
 import type { SharedModeOptions } from './shared/shared-mode.js';
 import { type AgentRun, type ToolPolicies } from 'reins';
 import type { Tracer } from '@opentelemetry/api';
+import type { RunTraceIds } from './run-trace-ids.js';
 import type { Context } from 'hono';
 import type { Redis } from 'ioredis';
 import type { Registry } from 'prom-client';
@@ -22,6 +23,7 @@ import type { Logger } from './logging.js';
 import type { QuotaOptions } from './quota.js';
 import type { DurableRunsOptions } from './durable-runs.js';
 import type { ConversationsOptions, TurnAbout } from './conversations.js';
+import type { ToolDriftOptions } from './tool-drift.js';
 
 /** What an agent is: its model, tools, limits and role. */
 export interface AgentDefinition {
@@ -117,10 +119,34 @@ export interface ServerDeps {
   run?: Partial<RunDeps>;
 }
 
+/** One side of a rollout, compared in `/metrics` (`ArmStats` of `@reins/models`). */
+export interface RolloutArmStats {
+  readonly runs: number;
+  readonly successRate: number;
+  readonly averageSteps: number;
+  readonly averageLatencyMs: number;
+  readonly errorRate: number;
+}
+
 /** What the server needs of a rollout: its stats, and to see each run. */
 export interface RolloutLike {
-  stats(): { readonly enabled: boolean; readonly errorRate: number; readonly candidateSteps: number };
+  stats(): {
+    readonly enabled: boolean;
+    readonly errorRate: number;
+    readonly candidateSteps: number;
+    readonly arms?: { readonly stable: RolloutArmStats; readonly candidate: RolloutArmStats };
+  };
   observe(run: AgentRun): Promise<void>;
+}
+
+/** A reasoning cache's counts (`modelStack(...).cache` of `@reins/models`). */
+export interface ReasoningCacheLike {
+  stats(): {
+    readonly hits: number;
+    readonly misses: number;
+    readonly skipped: number;
+    readonly hitRate: number;
+  };
 }
 
 export interface ReinsServerOptions {
@@ -141,6 +167,13 @@ export interface ReinsServerOptions {
   readonly logger?: Logger;
   /** Default: `trace.getTracer('@reins/server')` (a no-op until an SDK is registered). */
   readonly tracer?: Tracer;
+  /**
+   * The id generator of the SDK behind `tracer` (both from `startTracingFromEnv`): each run's
+   * trace id is then chosen when it is admitted, stored with it, and its spans use it — after
+   * a restart too. Absent: the SDK picks the trace id when the run span starts (shown all the
+   * same in the record and the log lines, but not stored for a run rebuilt later).
+   */
+  readonly traceIds?: RunTraceIds;
   /** Default: a new Registry of the server's own. */
   readonly registry?: Registry;
   /**
@@ -149,6 +182,13 @@ export interface ReinsServerOptions {
    * `reins_rollout_error_rate` and `reins_rollout_candidate_steps` by rollout name.
    */
   readonly rollouts?: Readonly<Record<string, RolloutLike>>;
+  /**
+   * Reasoning caches to report (`modelStack(...).serverOptions` of `@reins/models` gives them,
+   * with the rollouts): `reins_reasoning_cache_hit_rate` and `reins_reasoning_cache_lookups`
+   * by cache name. A rollout with per-side stats adds `reins_rollout_success_rate`,
+   * `…_average_steps`, `…_step_latency_seconds`, `…_window_error_rate` and `…_runs` by `arm`.
+   */
+  readonly reasoningCaches?: Readonly<Record<string, ReasoningCacheLike>>;
   /**
    * The tools' guards (breakers, caps) for every run the server starts (default: the core's
    * process-wide `defaultToolPolicies`). `/health` lists the breaker of every tool of the
@@ -198,6 +238,13 @@ export interface ReinsServerOptions {
    * named in `start`); `/v1/conversations` lists, reads and forgets them. Default: in memory.
    */
   readonly conversations?: ConversationsOptions;
+  /**
+   * Tool definition drift: the definitions in use (the static agents' tools, MCP bridges as
+   * `sources`) are compared with the approved set at start-up and every `intervalMs` (default
+   * 6 h); `/metrics` gets `reins_tool_definition_drift{tool,kind}` and a count, `/health` a
+   * `tools` check (always `up`, with what differs), the log a warning when it changes.
+   */
+  readonly toolDrift?: ToolDriftOptions;
   /**
    * The shared mode: many API instances and workers over one PostgreSQL (the `durable` store,
    * required) and one Redis (the queue, the bus, the limits and breakers). `role: 'api'`

@@ -46,3 +46,47 @@ describe('gradual rollout in /metrics', () => {
     expect(rollout.stats().enabled).toBe(false);
   });
 });
+
+describe('the model stack in /metrics', () => {
+  it('compares both sides of a rollout by arm and reports the reasoning cache hit rate', async () => {
+    const answer = JSON.stringify({ thought: 't', final: 'ok' });
+    const stable = scriptModel(
+      Array.from({ length: 10 }, () => answer),
+      { name: 'stable' },
+    );
+    const candidate = scriptModel(['not json', 'not json'], { name: 'candidate' });
+    // Users u1 and u2 get the candidate; u3 the stable model.
+    const rollout = gradualRollout({
+      stable,
+      candidate,
+      share: 0.5,
+      assign: (user) => (user === 'u3' ? 0.9 : 0.1),
+    });
+    const cache = { stats: () => ({ hits: 3, misses: 1, skipped: 2, hitRate: 0.75 }) };
+    running = await start({
+      agents: { chat: { model: rollout.model, tools: [] } },
+      rollouts: { 'chat-v2': rollout },
+      reasoningCaches: { model: cache },
+    });
+    for (const user of ['u1', 'u2', 'u3', 'u3']) {
+      const response = await fetch(`${running.url}/v1/runs`, {
+        method: 'POST',
+        headers: { ...as(user), 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'chat', input: `question of ${user}` }),
+      });
+      expect(response.status).toBe(200);
+      await response.json();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const text = await (await fetch(`${running.url}/metrics`)).text();
+    expect(metric(text, 'reins_rollout_runs{rollout="chat-v2",arm="candidate"}')).toBe(2);
+    expect(metric(text, 'reins_rollout_runs{rollout="chat-v2",arm="stable"}')).toBe(2);
+    expect(metric(text, 'reins_rollout_window_error_rate{rollout="chat-v2",arm="candidate"}')).toBe(1);
+    expect(metric(text, 'reins_rollout_window_error_rate{rollout="chat-v2",arm="stable"}')).toBe(0);
+    expect(metric(text, 'reins_rollout_average_steps{rollout="chat-v2",arm="stable"}')).toBe(1);
+    expect(metric(text, 'reins_rollout_success_rate{rollout="chat-v2",arm="stable"}')).toBe(1);
+    expect(text).toContain('reins_rollout_step_latency_seconds{rollout="chat-v2",arm="candidate"}');
+    expect(metric(text, 'reins_reasoning_cache_hit_rate{cache="model"}')).toBe(0.75);
+    expect(metric(text, 'reins_reasoning_cache_lookups{cache="model",outcome="skip"}')).toBe(2);
+  });
+});

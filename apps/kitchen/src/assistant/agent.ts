@@ -64,6 +64,8 @@ export interface KitchenAgentDefinition {
  * `remember_memory`, which waits for the user's approval; at most 4 model
  * steps (the last one offers no tools). The tools read the household from each run's
  * `ctx.principal`, so one definition serves every user: `agents: { kitchen: kitchenAgent(…) }`.
+ * Each tool has a `version` and `lastUpdated`: a changed definition needs both bumped and
+ * `kitchen tools approve` (the drift guard test compares with `tools.approved.json`).
  */
 export function kitchenAgent(
   services: KitchenServices,

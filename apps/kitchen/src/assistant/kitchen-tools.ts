@@ -18,6 +18,8 @@ const defined = <T extends Record<string, unknown>>(input: T): Partial<T> =>
 export function kitchenTools(reads: KitchenReads): AnyTool[] {
   const fridgeItems = defineTool({
     name: 'fridge_items',
+    version: '1',
+    lastUpdated: '2026-12-02',
     description:
       "The household's fridge, freezer and pantry items, soonest expiry first, with daysLeft (negative: expired): " +
       'the first `limit` (default 20) and `total`, how many there are in all. expiringWithinDays keeps items due ' +
@@ -34,6 +36,8 @@ export function kitchenTools(reads: KitchenReads): AnyTool[] {
 
   const searchRecipes = defineTool({
     name: 'search_recipes',
+    version: '1',
+    lastUpdated: '2026-12-02',
     description:
       "The household's own recipes checked against everything at home (the whole fridge, freezer and pantry, " +
       'read by the service: no need to list it): each match lists matched (at home) and missing ingredients, ' +
@@ -50,6 +54,8 @@ export function kitchenTools(reads: KitchenReads): AnyTool[] {
 
   const mealPlan = defineTool({
     name: 'meal_plan',
+    version: '1',
+    lastUpdated: '2026-12-02',
     description:
       "The household's meal plan (breakfast/lunch/dinner) from `from` to `to` inclusive, dates YYYY-MM-DD, " +
       'at most 62 days. 某段日期的菜单安排。',
@@ -65,6 +71,8 @@ export function kitchenTools(reads: KitchenReads): AnyTool[] {
 
   const householdPreferences = defineTool({
     name: 'household_preferences',
+    version: '1',
+    lastUpdated: '2026-12-02',
     description:
       "The household's allergies and dietary preferences (who, and why). Check before suggesting a dish. " +
       '家庭过敏与饮食偏好。',

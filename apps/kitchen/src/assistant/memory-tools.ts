@@ -27,6 +27,8 @@ export const rememberOutput = z.object({ remembered: memory });
 export function memoryTools(memories: MemoryService): AnyTool[] {
   const recall = defineTool({
     name: 'recall_memories',
+    version: '1',
+    lastUpdated: '2026-12-02',
     description:
       "Recall the household's remembered notes relevant to a question (e.g. 婆婆不吃辣, 小宝对花生过敏): " +
       'use before suggesting dishes. query: the topic in the user’s words. 回忆家里记下的相关事项。',
@@ -48,6 +50,8 @@ export function memoryTools(memories: MemoryService): AnyTool[] {
 
   const remember = defineTool({
     name: 'remember_memory',
+    version: '1',
+    lastUpdated: '2026-12-02',
     description:
       'Remember a short note for the household (only when the user asks you to remember something, e.g. ' +
       '“记住：婆婆不吃辣”). The user must approve the exact text first. 记住用户要求记下的事项（需用户确认）。',

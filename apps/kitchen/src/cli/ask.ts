@@ -87,9 +87,12 @@ export async function askCommand(config: KitchenConfig, args: string[], io: CliI
     url: config.nutritionMcpUrl,
     token: config.nutritionMcpToken,
   });
+  let closeModel: (() => Promise<void>) | undefined;
   try {
     const { session } = await kitchen.services.auth.login({ username, password: demo.password });
-    const { model, reason } = await kitchenModel(io.env);
+    const stack = await kitchenModel(io.env);
+    closeModel = () => stack.close();
+    const { model, reason } = stack;
     io.err(`model: ${model.name} (${reason}); nutrition server: ${nutrition.bridge.status().status}`);
     const agent = kitchenAgent(kitchen.services, { model, nutrition: nutrition.lookup });
     const run = runAgent({
@@ -107,6 +110,7 @@ export async function askCommand(config: KitchenConfig, args: string[], io: CliI
     const record = await run.result;
     return record.status === 'success' ? 0 : 1;
   } finally {
+    await closeModel?.();
     await nutrition.close();
     await kitchen.db.close();
   }

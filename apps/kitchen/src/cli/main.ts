@@ -9,6 +9,7 @@ import { mcpCommand, MCP_USAGE } from './mcp-command.js';
 import { startKitchen } from './serve.js';
 import { PortInUseError } from './port-check.js';
 import { startApp } from './start.js';
+import { toolsCommand, TOOLS_USAGE } from './tools-command.js';
 
 const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT (default 8787): REST API (/api),
                                 assistant (/v1), /health, /metrics; nutrition MCP server as a child
@@ -19,6 +20,7 @@ const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT 
        kitchen admin <command>  operator commands
        ${ASK_USAGE}
        ${MCP_USAGE.replace(/\n/g, '\n       ')}
+       ${TOOLS_USAGE.replace(/\n/g, '\n       ')}
 
 environment: PORT, DATABASE_URL (PostgreSQL; unset → PGlite), REINS_DATA_DIR (PGlite directory),
              REINS_PGLITE_THREAD (on | off), REINS_PGLITE_TX_IDLE_TIMEOUT_MS (PGlite in its thread),
@@ -28,7 +30,7 @@ environment: PORT, DATABASE_URL (PostgreSQL; unset → PGlite), REINS_DATA_DIR (
              REINS_MODE (embedded | shared), REINS_ROLE, REINS_WORKER_CONCURRENCY,
              REINS_WORKER_LOCK_MS, REINS_DRAIN_GRACE_MS, NUTRITION_MCP_URL, NUTRITION_MCP_TOKEN,
              REINS_MODEL, OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY (unset → demo model),
-             REINS_MAX_MODEL_REPLY_BYTES
+             REINS_MAX_MODEL_REPLY_BYTES, REINS_TOOL_DRIFT_CHECK_MS (0: off)
 
 ${ADMIN_USAGE}`;
 
@@ -81,6 +83,7 @@ export async function main(argv: string[], io: CliIo = processIo): Promise<numbe
     }
     if (command === 'ask') return await askCommand(config, args, io);
     if (command === 'mcp') return await mcpCommand(config, args, io);
+    if (command === 'tools') return await toolsCommand(config, args, io);
     if (command === 'admin') {
       await adminCommand(config, args, io);
       return 0;

@@ -1,11 +1,12 @@
-import { chooseModel, readModelConfig } from '@reins/models';
-import { serve, type RunningServer } from '@reins/server';
+import { modelStack } from '@reins/models';
+import { serve, startTracingFromEnv, TracingConfigError, type RunningServer } from '@reins/server';
 import type { Model } from 'reins';
 import { kitchenDemoModel } from '../assistant/demo/kitchen-demo-model.js';
-import { describeConfig, type KitchenConfig } from '../config.js';
+import { ConfigError, describeConfig, type KitchenConfig } from '../config.js';
 import { DEMO_USERS } from '../seed/demo-data.js';
 import { connectNutrition } from '../server/nutrition-bridge.js';
 import { createKitchenServer, type KitchenServerOptions } from '../server/kitchen-server.js';
+import { kitchenToolDrift } from '../server/tool-drift.js';
 import { webDistDir } from '@reins/web';
 import { webAssets } from '../http/web-assets.js';
 import type { CliIo } from './io.js';
@@ -19,16 +20,39 @@ export interface RunningApp {
   close(): Promise<void>;
 }
 
-/** The configured model; the kitchen's demo model (offline, labeled) when no key is set. */
-export async function kitchenModel(env: NodeJS.ProcessEnv): Promise<{ model: Model; reason: string }> {
-  const chosen = await chooseModel(readModelConfig(env));
+/** The kitchen's model: the composed stack, or the kitchen's demo model (offline, labeled). */
+export interface KitchenModel {
+  readonly model: Model;
+  readonly reason: string;
+  /** The stack's rollout and reasoning cache, for `/metrics` (none for a demo model). */
+  readonly serverOptions: Pick<KitchenServerOptions, 'rollouts' | 'reasoningCaches'>;
+  /** Frees what the stack holds (its Redis connection). */
+  close(): Promise<void>;
+}
+
+/**
+ * The configured model: with a provider key, the composed stack (`modelStack`: retries,
+ * fallbacks, roles, rollout, reasoning cache); without one, the kitchen's demo model.
+ */
+export async function kitchenModel(
+  env: NodeJS.ProcessEnv,
+  log: (line: string) => void = () => undefined,
+): Promise<KitchenModel> {
+  const chosen = await modelStack(env, { onSwitchOff: log });
   if (chosen.model.demo === true && chosen.model.name === 'demo') {
     return {
       model: kitchenDemoModel(),
       reason: `${chosen.reason}: the kitchen demo model answers (offline, labeled)`,
+      serverOptions: {},
+      close: () => chosen.close(),
     };
   }
-  return { model: chosen.model, reason: chosen.reason };
+  return {
+    model: chosen.model,
+    reason: chosen.reason,
+    serverOptions: chosen.serverOptions,
+    close: () => chosen.close(),
+  };
 }
 
 /**
@@ -42,6 +66,13 @@ export async function startApp(
   extra: Pick<KitchenServerOptions, 'extend' | 'logger'> = {},
 ): Promise<RunningApp> {
   await assertPortFree(config.host, config.port);
+  // OTEL_* settings: a malformed one is refused before anything starts.
+  const tracing = await startTracingFromEnv(io.env, {
+    serviceName: 'xiaojia-kitchen',
+    onExportError: io.err,
+  }).catch((error: unknown) => {
+    throw error instanceof TracingConfigError ? new ConfigError(`${error.message} (${error.code})`) : error;
+  });
   // The nutrition server starts while the database opens (in its own thread, the main one is
   // free meanwhile). connectNutrition never throws: a server that does not start is `down`.
   const connecting = connectNutrition({
@@ -51,13 +82,17 @@ export async function startApp(
   });
   const { db, services, seeded } = await openKitchen(config).catch(async (error: unknown) => {
     await (await connecting).close();
+    await tracing.shutdown();
     throw error;
   });
   const nutrition = await connecting;
   let running: RunningServer | undefined;
   let closeKitchen: (() => Promise<void>) | undefined;
+  let closeModel: (() => Promise<void>) | undefined;
   try {
-    const { model, reason } = await kitchenModel(io.env);
+    const stack = await kitchenModel(io.env, (line) => io.err(line));
+    closeModel = () => stack.close();
+    const { model, reason } = stack;
     // Runs, pauses and conversations live in the app's own database (PGlite or PostgreSQL).
     const runStore = await sqlRunStore(pgQueryable(db));
     const conversationStore = await sqlConversationStore(pgQueryable(db));
@@ -68,6 +103,7 @@ export async function startApp(
       services,
       model,
       modelReason: reason,
+      ...stack.serverOptions,
       nutrition: nutrition.lookup,
       nutritionHealth: nutrition.health,
       nutritionProbe: () => nutrition.probe(),
@@ -82,6 +118,10 @@ export async function startApp(
       healthIntervalMs: config.healthIntervalMs,
       quota: config.quota,
       trustProxy: config.trustProxy,
+      ...(config.toolDriftCheckMs === 0
+        ? {}
+        : { toolDrift: kitchenToolDrift(config.toolDriftCheckMs, nutrition.bridge) }),
+      tracing: tracing.serverOptions,
       // The web UI (apps/web, built by `npm run build`) at `/`, under its strict CSP.
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,
@@ -106,6 +146,7 @@ export async function startApp(
     io.out(
       `  nutrition server: ${nutrition.bridge.status().status}; health: ${url}/health; metrics: ${url}/metrics`,
     );
+    io.out(`  ${tracing.describe}`);
     if (
       recovered !== undefined &&
       recovered.resumed + recovered.rebuiltPaused + recovered.interrupted + recovered.failed > 0
@@ -131,14 +172,18 @@ export async function startApp(
         await kitchen.close();
         await server.close();
         await nutrition.close();
+        await closeModel?.();
         await db.close();
+        await tracing.shutdown(); // the last runs' spans go out
       },
     };
   } catch (error) {
     await running?.close();
     await closeKitchen?.();
+    await closeModel?.();
     await nutrition.close();
     await db.close();
+    await tracing.shutdown();
     throw error;
   }
 }

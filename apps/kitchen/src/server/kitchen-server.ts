@@ -6,10 +6,13 @@ import {
   type Logger,
   type QuotaOptions,
   type ReinsServer,
+  type ReinsServerOptions,
   type ConversationsOptions,
   type DurableRunsOptions,
   type AllowedHosts,
   type SharedModeOptions,
+  type ToolDriftOptions,
+  type Tracing,
 } from '@reins/server';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { NutritionLookup } from '../assistant/nutrition-tool.js';
@@ -25,6 +28,9 @@ export interface KitchenServerOptions {
   readonly model: Model;
   /** Why this model (e.g. "no model key: demo"), shown in `/health`. */
   readonly modelReason?: string;
+  /** The model stack's rollout and reasoning cache (`modelStack(...).serverOptions`), for `/metrics`. */
+  readonly rollouts?: ReinsServerOptions['rollouts'];
+  readonly reasoningCaches?: ReinsServerOptions['reasoningCaches'];
   readonly nutrition: NutritionLookup;
   /** The nutrition MCP server's health (`mcpHealthCheck(bridge)`). */
   readonly nutritionHealth?: HealthCheck;
@@ -73,10 +79,17 @@ export interface KitchenServerOptions {
    */
   readonly healthIntervalMs?: number;
   /**
+   * The periodic tool definition drift check (`kitchenToolDrift`: the assistant's tools and the
+   * nutrition server's against `tools.approved.json`); absent: no check.
+   */
+  readonly toolDrift?: ToolDriftOptions;
+  /**
    * Adds routes after the API, e.g. the web UI's static files at `/` (the web app owns that
    * code). Routes it adds under `/api`, `/v1`, `/health` or `/metrics` are never reached.
    */
   readonly extend?: (app: Hono) => void;
+  /** The runs' tracer (`startTracingFromEnv(env).serverOptions`); absent: spans are not exported. */
+  readonly tracing?: Tracing['serverOptions'];
 }
 
 export interface KitchenServer {
@@ -117,6 +130,8 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     healthChecks: checks,
     // Without its database the kitchen serves nothing: `/health` answers 503 while it is down.
     requiredHealthChecks: ['db'],
+    ...(options.rollouts === undefined ? {} : { rollouts: options.rollouts }),
+    ...(options.reasoningCaches === undefined ? {} : { reasoningCaches: options.reasoningCaches }),
     ...(options.redis === undefined ? {} : { redis: options.redis }),
     ...(options.redisPrefix === undefined ? {} : { redisPrefix: options.redisPrefix }),
     ...(options.quota === undefined ? {} : { quota: options.quota }),
@@ -127,6 +142,8 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),
     ...(options.shared === undefined ? {} : { shared: options.shared }),
+    ...(options.toolDrift === undefined ? {} : { toolDrift: options.toolDrift }),
+    ...options.tracing,
     limits: {
       ...(options.drainGraceMs === undefined ? {} : { drainGraceMs: options.drainGraceMs }),
       ...(options.healthIntervalMs === undefined ? {} : { healthIntervalMs: options.healthIntervalMs }),

@@ -14,7 +14,18 @@ export interface RunCommand {
   readonly conversation: string | undefined;
 }
 
-export type CliCommand = RunCommand | { readonly command: 'help' };
+/** `reins tools check | approve`: the tool definitions in use against the approved set. */
+export interface ToolsCommand {
+  readonly command: 'tools';
+  readonly action: 'check' | 'approve';
+  /** A module exporting the app's tools (see `TOOLS_USAGE`); undefined: the CLI's example tools. */
+  readonly module: string | undefined;
+  /** The approved set's file. */
+  readonly approved: string;
+  readonly json: boolean;
+}
+
+export type CliCommand = RunCommand | ToolsCommand | { readonly command: 'help'; readonly usage?: string };
 
 /** A bad command line: printed with its code, exit status 2. */
 export class UsageError extends Error {
@@ -40,12 +51,29 @@ A plan run that needs an answer asks on stdin when stdin is a terminal (type the
 candidate's number); otherwise it prints the question and exits with status 5.
 
 Exit status: 0 success, 1 error, 2 usage, 3 stopped by a limit, 4 waiting for an approval,
-5 waiting for an answer, 130 cancelled.`;
+5 waiting for an answer, 130 cancelled.
+
+       reins tools check | approve [--module FILE.js] [--approved FILE] [--json]   (reins tools --help)`;
+
+export const TOOLS_USAGE = `Usage: reins tools check | approve [--module FILE.js] [--approved FILE] [--json]
+
+  check       compares the tool definitions in use (name, description, input and output schema,
+              readOnly / approval flags, version) with the approved set, MCP-imported tools
+              included: added, removed and changed tools (which fields; a change without a
+              version bump is flagged louder). Exit status 0: as approved; 1: drift (or no
+              approved set yet); 2: usage, or a module that cannot be loaded.
+  approve     writes the definitions in use as the approved set (commit the file).
+  --module    an ES module whose default export (or export \`tools\`) is an array of tools, or
+              { tools, sources, close } (sources: e.g. connected MCP bridges), or a function
+              (async or not) returning either. Default: the CLI's example tools.
+  --approved  the approved set's file (default ./tools.approved.json)
+  --json      print the report as JSON`;
 
 export function parseCli(argv: readonly string[]): CliCommand {
   const [command, ...rest] = argv;
   if (command === undefined || command === 'help' || command === '--help' || command === '-h')
     return { command: 'help' };
+  if (command === 'tools') return parseTools(rest);
   if (command !== 'run') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   if (rest.includes('--help') || rest.includes('-h')) return { command: 'help' };
   let values;
@@ -90,6 +118,35 @@ export function parseCli(argv: readonly string[]): CliCommand {
       values['deadline-ms'] === undefined ? undefined : positiveInt('--deadline-ms', values['deadline-ms']),
     json: values.json,
   };
+}
+
+function parseTools(args: readonly string[]): CliCommand {
+  const [action, ...rest] = args;
+  if (
+    action === undefined ||
+    ['help', '--help', '-h'].includes(action) ||
+    rest.includes('--help') ||
+    rest.includes('-h')
+  )
+    return { command: 'help', usage: TOOLS_USAGE };
+  if (action !== 'check' && action !== 'approve')
+    throw new UsageError(`reins tools takes check or approve, not ${JSON.stringify(action)}`);
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: rest,
+      strict: true,
+      allowPositionals: false,
+      options: {
+        module: { type: 'string' },
+        approved: { type: 'string', default: 'tools.approved.json' },
+        json: { type: 'boolean', default: false },
+      },
+    }));
+  } catch (thrown) {
+    throw new UsageError((thrown as Error).message);
+  }
+  return { command: 'tools', action, module: values.module, approved: values.approved, json: values.json };
 }
 
 function positiveInt(flag: string, text: string): number {

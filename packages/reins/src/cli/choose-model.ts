@@ -4,20 +4,27 @@ import { loadScriptModel } from '../node/load-script.js';
 
 /** What the CLI needs from `@reins/models` (loaded only when a real provider is asked for). */
 interface ModelsPackage {
-  readModelConfig(env: Readonly<Record<string, string | undefined>>): unknown;
-  chooseModel(config: unknown): Promise<{ model: Model; reason: string; printable: Record<string, string> }>;
+  modelStack(env: Readonly<Record<string, string | undefined>>): Promise<{
+    model: Model;
+    reason: string;
+    printable: Record<string, string>;
+    close(): Promise<void>;
+  }>;
 }
 
 export interface Chosen {
   readonly model: Model;
   /** A line for stderr: which model and why, secrets masked. */
   readonly notice?: string;
+  /** Frees what the model holds (the stack's Redis connection), after the run. */
+  readonly close?: () => Promise<void>;
 }
 
 /**
  * `demo` and `script:FILE` are built in. A provider spec (`openai:…`, `anthropic:…`) loads
  * the optional `@reins/models` package at run time: the core never imports an adapter.
- * `--model` wins over `REINS_MODEL`; keys come from the environment only.
+ * `--model` wins over `REINS_MODEL`; keys come from the environment only. A provider gets the
+ * composed model stack (`modelStack`), the same as the kitchen's.
  */
 export async function chooseCliModel(
   flag: string | undefined,
@@ -41,9 +48,14 @@ export async function chooseCliModel(
     const why = thrown instanceof Error ? thrown.message : String(thrown);
     throw new Error(`${spec} needs the @reins/models package, which did not load: ${why}`, { cause: thrown });
   }
-  const chosen = await models.chooseModel(models.readModelConfig({ ...env, REINS_MODEL: spec }));
+  // The composed stack (retries, fallbacks, roles, rollout, reasoning cache) from the environment.
+  const chosen = await models.modelStack({ ...env, REINS_MODEL: spec });
   const settings = Object.entries(chosen.printable)
     .map(([key, value]) => `${key}=${value}`)
     .join(' ');
-  return { model: chosen.model, notice: `model ${chosen.model.name}: ${chosen.reason} (${settings})` };
+  return {
+    model: chosen.model,
+    notice: `model ${chosen.model.name}: ${chosen.reason} (${settings})`,
+    close: () => chosen.close(),
+  };
 }

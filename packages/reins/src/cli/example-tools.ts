@@ -23,6 +23,8 @@ const CITY_ALIASES: Readonly<Record<string, string>> = {
 
 export const getWeather = defineTool({
   name: 'get_weather',
+  version: '1',
+  lastUpdated: '2026-12-02',
   description: 'Current weather (temperature in °C and condition) for a city. 查询城市天气.',
   input: z.object({ city: z.string().trim().min(1).max(100).describe('City name, e.g. Beijing or 北京') }),
   output: z.strictObject({
@@ -51,6 +53,8 @@ export const getWeather = defineTool({
 
 export const calculate = defineTool({
   name: 'calculate',
+  version: '1',
+  lastUpdated: '2026-12-02',
   description: 'Evaluate an arithmetic expression with + - * / ^ and parentheses. 计算.',
   input: z.object({ expression: z.string().trim().min(1).max(100) }),
   output: z.strictObject({ expression: z.string(), value: z.number() }),
@@ -63,6 +67,8 @@ export const calculate = defineTool({
 export function makeGetTime(now: () => number = Date.now) {
   return defineTool({
     name: 'get_time',
+    version: '1',
+    lastUpdated: '2026-12-02',
     description: 'Current date and time in an IANA time zone such as Asia/Shanghai. 当前时间.',
     input: z.object({ timezone: z.string().trim().min(1).max(64).describe('IANA zone, e.g. Asia/Shanghai') }),
     output: z.strictObject({ timezone: z.string(), local: z.string(), iso: z.string() }),

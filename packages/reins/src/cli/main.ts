@@ -3,8 +3,8 @@ import type { Model } from '../model.js';
 import { runAgent, type AgentRun } from '../loop/run-agent.js';
 import { runPlanAgent } from '../plan/run-plan.js';
 import type { PendingQuestion } from '../plan/clarify.js';
-import { USAGE, UsageError, parseCli, type RunCommand } from './args.js';
-import { chooseCliModel } from './choose-model.js';
+import { TOOLS_USAGE, USAGE, UsageError, parseCli, type RunCommand } from './args.js';
+import { chooseCliModel, type Chosen } from './choose-model.js';
 import { exampleTools } from './example-tools.js';
 import { formatEvent } from './print-event.js';
 import { conversationContext } from '../store/conversation-context.js';
@@ -60,12 +60,16 @@ export async function main(
     command = parseCli(argv);
   } catch (thrown) {
     if (!(thrown instanceof UsageError)) throw thrown;
-    io.err(`reins: ${thrown.code}: ${thrown.message}\n\n${USAGE}\n`);
+    io.err(`reins: ${thrown.code}: ${thrown.message}\n\n${argv[0] === 'tools' ? TOOLS_USAGE : USAGE}\n`);
     return 2;
   }
   if (command.command === 'help') {
-    io.out(`${USAGE}\n`);
+    io.out(`${command.usage ?? USAGE}\n`);
     return 0;
+  }
+  if (command.command === 'tools') {
+    const { toolsCommand } = await import('./tools-command.js');
+    return toolsCommand(command, io);
   }
   return run(command, io, env);
 }
@@ -75,15 +79,27 @@ async function run(
   io: CliIo,
   env: Readonly<Record<string, string | undefined>>,
 ): Promise<number> {
-  let model: Model;
+  let chosen: Chosen;
   try {
-    const chosen = await chooseCliModel(command.model, env);
-    model = chosen.model;
+    chosen = await chooseCliModel(command.model, env);
     if (chosen.notice !== undefined) io.err(`${chosen.notice}\n`);
   } catch (thrown) {
     io.err(`reins: INVALID_PARAMETER: ${(thrown as Error).message}\n`);
     return 2;
   }
+  try {
+    return await runWith(chosen.model, command, io, env);
+  } finally {
+    await chosen.close?.();
+  }
+}
+
+async function runWith(
+  model: Model,
+  command: RunCommand,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
   const controller = new AbortController();
   const conversation =
     command.conversation === undefined ? undefined : await openConversation(command.conversation, env);

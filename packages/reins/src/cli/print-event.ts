@@ -10,7 +10,7 @@ export function formatEvent(event: RunEvent): string | undefined {
     case 'step':
       switch (event.phase) {
         case 'reason': {
-          const head = `[${event.index}] Reason  (${ms(event.durationMs)}, ${event.parse.ok ? event.parse.via : `unparsed: ${event.parse.failure}`}${event.toolsOffered ? '' : ', no tools'})`;
+          const head = `[${event.index}] Reason  (${ms(event.durationMs)}, ${event.parse.ok ? event.parse.via : `unparsed: ${event.parse.failure}`}${event.toolsOffered ? '' : ', no tools'}${event.route === undefined ? '' : `, ${event.model}: ${event.route}`})`;
           const d = event.decision;
           if (d === undefined) return `${head} ${clip(event.raw)}`;
           const thought = d.thought === '' ? '' : ` ${clip(d.thought)}`;

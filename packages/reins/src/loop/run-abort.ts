@@ -136,6 +136,7 @@ export class StepRequest implements ModelRequest {
     readonly finalStep: boolean,
     readonly timeoutMs: number,
     readonly runId: string,
+    readonly userKey: string | undefined,
     source: StepSource,
   ) {
     this[INTERNAL] = source;

@@ -3,6 +3,7 @@ import { loadRepairParsers, repairMisses, repairParsersReady } from '../decision
 import type { ActStep, RunStatus } from '../events.js';
 import type { ModelResult } from '../model.js';
 import type { Degraded, Observation } from '../observation.js';
+import { userKeyOf } from '../principal.js';
 import type { ToolProgress } from '../tool.js';
 import { isThenable } from '../util/is-thenable.js';
 import type { ActEnv, ApprovalGate, ToolProgressSink } from './act-env.js';
@@ -180,6 +181,7 @@ class ReactLoop
       finalStep,
       this.ctx.timeouts.modelTimeoutMs,
       this.#act.runId,
+      userKeyOf(this.#act.principal),
       this,
     );
     this.#modelStep = step;

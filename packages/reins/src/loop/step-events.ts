@@ -50,6 +50,7 @@ export function reasonDraft(
     parse: parseSummary(parse),
     decision: parse.ok ? parse.value : undefined,
     toolCalls: toolCalls !== undefined && toolCalls.length > 0 ? toolCalls : undefined,
+    route: result.route,
     prompt, // a `KeptPrompt`, built when first read; undefined (left out of the JSON) when not recorded
     // Stamped by the log (`EventLog.append`); here so the event is born with its slots.
     runId,
@@ -61,7 +62,11 @@ export function reasonDraft(
 /** What a run's `start` event says (ReAct and plan runs alike). */
 export interface StartFacts {
   readonly agent: string;
-  readonly model: { readonly name: string; readonly demo?: boolean | undefined };
+  readonly model: {
+    readonly name: string;
+    readonly demo?: boolean | undefined;
+    readonly stack?: string | undefined;
+  };
   readonly query: string;
   readonly tools: readonly string[];
   readonly limits: RunLimits;
@@ -75,6 +80,12 @@ export interface StartFacts {
  * the slots (the event's key order is its JSON), and no intermediate object per run.
  */
 export function startDraft(facts: StartFacts): StartEvent {
+  const stack = facts.model.stack;
+  // A composed stack says how it is composed (rare path: one spread per run).
+  return stack === undefined ? startLiteral(facts) : { ...startLiteral(facts), modelStack: stack };
+}
+
+function startLiteral(facts: StartFacts): StartEvent {
   const { agent, model, query, tools, limits, timeouts, conversationId } = facts;
   const name = model.name;
   const demo = model.demo === true;

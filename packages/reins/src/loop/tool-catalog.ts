@@ -9,7 +9,12 @@ export function toolSpec(tool: AnyTool): ToolSpec {
   let spec = specCache.get(tool);
   if (spec === undefined) {
     const inputSchema = inputJsonSchema(tool.input, `tool ${tool.name}`);
-    spec = Object.freeze({ name: tool.name, description: tool.description, inputSchema });
+    spec = Object.freeze({
+      name: tool.name,
+      description: tool.description,
+      inputSchema,
+      readOnly: tool.readOnly,
+    });
     specCache.set(tool, spec);
   }
   return spec;

@@ -46,6 +46,7 @@ export const plannerNode: PlanNode = {
         usage: result.usage,
         parse: { ok: true, via: parse.via },
         decision,
+        route: result.route,
       });
       state.question = { question: parse.value.question, candidates: [] };
       return state;

@@ -8,7 +8,7 @@ import { describeThrown } from '../errors.js';
 import { resolveLimits, type RunLimits } from '../limits.js';
 import { NO_USAGE, type ChatMessage, type Model, type ModelResult, type ToolSpec } from '../model.js';
 import type { Degraded } from '../observation.js';
-import { ANONYMOUS } from '../principal.js';
+import { ANONYMOUS, userKeyOf } from '../principal.js';
 import { timeoutHierarchy } from '../timeout-hierarchy.js';
 import type { AnyTool, ToolProgress } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
@@ -339,6 +339,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
         tools: [],
         signal: this.#setup.abort.signal,
         runId: this.act.runId,
+        userKey: userKeyOf(this.act.principal),
         timeoutMs: this.#setup.timeouts.modelTimeoutMs,
         step,
         finalStep,

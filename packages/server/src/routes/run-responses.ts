@@ -5,10 +5,15 @@ import { ApiError } from '../http-error.js';
 import type { ServerState } from '../server-state.js';
 import { streamRun, type DrainEnding } from '../sse-stream.js';
 
-/** What a JSON client gets when the run stops: the record and the events of this stretch. */
+/** What a JSON client gets when the run stops: the record (with its trace id, if traced) and the events of this stretch. */
 export interface StopDocument {
-  readonly record: RunRecord;
+  readonly record: RunRecord & { readonly trace_id?: string };
   readonly events: RunEntry['events'];
+}
+
+/** The run as the server shows it: with `trace_id` when the run is traced (additive). */
+export function withTraceId<T extends object>(body: T, entry: RunEntry): T & { readonly trace_id?: string } {
+  return entry.traceId === undefined ? body : { ...body, trace_id: entry.traceId };
 }
 
 export function wantsStream(c: Context): boolean {
@@ -61,7 +66,10 @@ export async function json(c: Context, s: ServerState, entry: RunEntry, fromSeq:
   drained.catch(() => undefined); // raced below; never unhandled
   try {
     const record = await Promise.race([nextStop, drained]);
-    const document: StopDocument = { record, events: entry.events.slice(fromSeq) };
+    const document: StopDocument = {
+      record: withTraceId(record, entry),
+      events: entry.events.slice(fromSeq),
+    };
     return c.json(document);
   } finally {
     signal.removeEventListener('abort', onGone);

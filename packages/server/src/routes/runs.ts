@@ -12,7 +12,7 @@ import { readConversationId } from '../conversations.js';
 import { findRun, type AppEnv, type ServerState } from '../server-state.js';
 import { approveHandlers } from './approve.js';
 import { answerHandlers } from './answer.js';
-import { json, settled, stream, wantsStream } from './run-responses.js';
+import { json, settled, stream, wantsStream, withTraceId } from './run-responses.js';
 
 /**
  * `/v1/runs`: start a run (SSE or JSON), read it, follow it again, cancel it (paused runs
@@ -71,18 +71,30 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
                 { runId, query: input, at: s.deps.now() },
                 named === undefined,
               );
-        const request: RunRequest = { agent, query: input, principal, options, conversationId, context };
+        // Traced: the trace id is chosen now, stored with the run (its spans keep it across restarts).
+        const traceId = s.watch.traceIds?.newTraceId();
+        const request: RunRequest = {
+          agent,
+          query: input,
+          principal,
+          options,
+          conversationId,
+          context,
+          ...(traceId === undefined ? {} : { traceId }),
+        };
         await s.durable?.create(runId, request, s.deps.now());
         // Shared mode: a worker takes it from the queue (and takes its hold over, by run id).
         entry =
           s.shared === undefined
             ? launchRun(s, resolved, request, runId, { admitted: admitted.hold })
             : await s.shared.start(s, runId, principal.id, agent);
+        entry.traceId ??= traceId; // a queued run: a worker traces it under this id
       } catch (thrown) {
         await admitted.hold.end(); // never started: nothing is charged, the slot is free again
         throw thrown;
       }
       c.header('X-Run-Id', runId);
+      if (entry.traceId !== undefined) c.header('X-Trace-Id', entry.traceId); // SSE clients see it before any event
       return wantsStream(c) ? stream(c, s, entry, 0) : json(c, s, entry, 0);
     },
   );
@@ -90,7 +102,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
   app.get('/:id', async (c) => {
     const entry = await findRun(s, c.req.param('id'), c.get('principal').id);
     if (entry === undefined) throw notFound();
-    return c.json((await stoppedRecord(entry)) ?? liveState(entry));
+    return c.json(withTraceId((await stoppedRecord(entry)) ?? liveState(entry), entry));
   });
 
   app.get('/:id/events', async (c) => {

@@ -15,6 +15,7 @@ import type { Logger } from '../logging.js';
 import type { RunEntry, RunRegistry } from '../run-registry.js';
 import type { ServerState } from '../server-state.js';
 import { StoredRun } from '../stored-run.js';
+import { storedTraceId } from '../launch-run.js';
 import { RemoteRun } from './remote-run.js';
 import type { Reply, RunBus } from './run-bus.js';
 import { enqueue, type RunAction, type RunJob } from './run-jobs.js';
@@ -226,8 +227,17 @@ export class SharedApi {
     if (loaded === undefined) return undefined;
     const { run, events } = loaded;
     const live = run.status === 'running' || isPausedStatus(run.status);
-    if (!live)
-      return s.registry.add(runId, run.ownerId, run.agent, new StoredRun(runId, events), () => undefined);
+    if (!live) {
+      const ended = s.registry.add(
+        runId,
+        run.ownerId,
+        run.agent,
+        new StoredRun(runId, events),
+        () => undefined,
+      );
+      ended.traceId = storedTraceId(run.request);
+      return ended;
+    }
     const remote = await RemoteRun.open(
       runId,
       this.#bus,
@@ -236,7 +246,9 @@ export class SharedApi {
       events as RunEvent[],
     );
     if (remote === undefined) return undefined;
-    return this.#register(s, remote, run.ownerId, run.agent);
+    const entry = this.#register(s, remote, run.ownerId, run.agent);
+    entry.traceId = storedTraceId(run.request);
+    return entry;
   }
 
   #register(s: ServerState, remote: RemoteRun, ownerId: string, agent: string): RunEntry {
