@@ -5,7 +5,9 @@ import { observationsOf } from '../loop/step-rules.js';
 import { startDraft } from '../loop/step-events.js';
 import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
-import { resolveLimits, type RunLimits } from '../limits.js';
+import type { RunLimits } from '../limits.js';
+import { chooseLimits } from '../loop/run-limits.js';
+import { inputCleaned } from '../sanitize/user-input.js';
 import { NO_USAGE, type ChatMessage, type Model, type ModelResult, type ToolSpec } from '../model.js';
 import type { Degraded } from '../observation.js';
 import { ANONYMOUS } from '../principal.js';
@@ -31,6 +33,7 @@ import { Clarifications } from './clarify.js';
 import type { DomainValidator } from './domain-validators.js';
 import { initialPlanState, runNodes, type PlanContext, type PlanEnd, type PlanState } from './nodes.js';
 import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
+import { cleanedQuery } from './plan-prompt.js';
 import { TaskState } from './task-state.js';
 import {
   DEFAULT_MAX_PLAN_STEPS,
@@ -58,7 +61,7 @@ export {
 export function runPlanAgent(options: PlanAgentOptions): PlanRun {
   const deps = withDefaults(options.deps);
   preloadLazyParts(); // off the hot path: usually loaded before a reply or a tool first needs them
-  const limits = resolveLimits(options.limits);
+  const { limits, maxStepsAuto } = chooseLimits(options.limits, options.query, options.history);
   if (limits.maxSteps < 2) throw new RangeError('a plan run needs maxSteps ≥ 2 (a plan and an answer)');
   const maxPlanSteps = positive('maxPlanSteps', options.maxPlanSteps ?? DEFAULT_MAX_PLAN_STEPS, 1);
   const maxReplans = positive('maxReplans', options.maxReplans ?? DEFAULT_MAX_REPLANS, 0);
@@ -88,6 +91,7 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
     deadlineMs,
     deps,
     limits,
+    maxStepsAuto,
     timeouts,
     specs,
     names,
@@ -205,6 +209,8 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       limits,
       timeouts,
       conversationId,
+      maxStepsAuto: this.#setup.maxStepsAuto,
+      inputCleaned: inputCleaned(cleanedQuery(this.query).markers),
     });
     this.#startedAt = log.append(start).at;
     abort.addEventListener('abort', this.#onAbort);
