@@ -12,7 +12,7 @@ import type {
   Principal,
   RunAgentOptions,
   RunDeps,
-  RunLimits,
+  RunLimitsInput,
   StopNoticeWriter,
 } from 'reins';
 import type { LimitStore } from './limit-store.js';
@@ -29,7 +29,8 @@ export interface AgentDefinition {
   readonly kind?: 'react' | 'plan';
   readonly model: Model;
   readonly tools?: readonly AnyTool[];
-  readonly limits?: Partial<RunLimits>;
+  /** Overrides of the run limits; `maxSteps: 'auto'` chooses per query (see `autoMaxSteps`). */
+  readonly limits?: RunLimitsInput;
   /** Prepended to the system prompt. */
   readonly instructions?: string;
   /**
