@@ -1,7 +1,7 @@
 import type { ChatMessage, ToolSpec } from '../model.js';
 import type { Observation } from '../observation.js';
 import { toJson } from '../sanitize/mask-pii.js';
-import { USER_INPUT_IS_DATA, userInputBlock, type CleanedText } from '../sanitize/user-input.js';
+import { USER_INPUT_IS_DATA, userInputBlock } from '../sanitize/user-input.js';
 import type { PlanProblem, PlanStep } from './plan-schema.js';
 import type { TaskEntry } from './task-state.js';
 
@@ -37,15 +37,6 @@ export interface PlannerPromptInput {
     | undefined;
 }
 
-// A plan run's planner and responder show the same query: it is cleaned once, not per call.
-let lastCleaned: { readonly query: string; readonly block: CleanedText } | undefined;
-
-/** The query as a plan run's prompts show it (in its labeled block) and the markers cleaned. */
-export function cleanedQuery(query: string): CleanedText {
-  if (lastCleaned?.query !== query) lastCleaned = { query, block: userInputBlock(query) };
-  return lastCleaned.block;
-}
-
 export function plannerMessages(input: PlannerPromptInput): ChatMessage[] {
   const catalog = input.specs
     .map((s) => `- ${s.name}: ${s.description}\n  input schema: ${JSON.stringify(s.inputSchema)}`)
@@ -63,7 +54,7 @@ export function plannerMessages(input: PlannerPromptInput): ChatMessage[] {
     .join('\n\n');
   const messages: ChatMessage[] = [
     { role: 'system', content: system },
-    { role: 'user', content: cleanedQuery(input.query).text },
+    { role: 'user', content: userInputBlock(input.query).text },
   ];
   if (input.task.length > 0) {
     const lines = input.task.map(
@@ -119,7 +110,7 @@ export function responderMessages(
     .join('\n\n');
   return [
     { role: 'system', content: system },
-    { role: 'user', content: cleanedQuery(query).text },
+    { role: 'user', content: userInputBlock(query).text },
     // What the user clarified belongs to the question the answer is for.
     ...answers.map((a): ChatMessage => ({ role: 'user', content: `Answer to "${a.question}": ${a.value}` })),
     ...results.map((r): ChatMessage => ({

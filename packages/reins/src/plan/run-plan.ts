@@ -7,7 +7,7 @@ import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
 import type { RunLimits } from '../limits.js';
 import { chooseLimits } from '../loop/run-limits.js';
-import { inputCleaned } from '../sanitize/user-input.js';
+import { inputCleaned, userInputBlock } from '../sanitize/user-input.js';
 import { NO_USAGE, type ChatMessage, type Model, type ModelResult, type ToolSpec } from '../model.js';
 import type { Degraded } from '../observation.js';
 import { ANONYMOUS } from '../principal.js';
@@ -33,7 +33,6 @@ import { Clarifications } from './clarify.js';
 import type { DomainValidator } from './domain-validators.js';
 import { initialPlanState, runNodes, type PlanContext, type PlanEnd, type PlanState } from './nodes.js';
 import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
-import { cleanedQuery } from './plan-prompt.js';
 import { TaskState } from './task-state.js';
 import {
   DEFAULT_MAX_PLAN_STEPS,
@@ -210,7 +209,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       timeouts,
       conversationId,
       maxStepsAuto: this.#setup.maxStepsAuto,
-      inputCleaned: inputCleaned(cleanedQuery(this.query).markers),
+      inputCleaned: inputCleaned(userInputBlock(this.query).markers),
     });
     this.#startedAt = log.append(start).at;
     abort.addEventListener('abort', this.#onAbort);

