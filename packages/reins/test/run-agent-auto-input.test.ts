@@ -136,4 +136,22 @@ describe('input cleaning', () => {
     expect(record.input_cleaned).toEqual({ markers: ['{%', '%}'] });
     expect(record.query).toBe('{% raw %}');
   });
+
+  it("the user's answer to a clarifying question is cleaned in the prompt too, and kept as typed in its event", async () => {
+    const ask = JSON.stringify({ thought: 'I need to know', ask: 'Which numbers?' });
+    const model = scriptModel([ask, final('ok')]);
+    const run = runAgent({ query: 'add', model, tools: [], clarify: { maxQuestions: 1 } });
+    await run.result;
+    const question = run.events.find((e) => e.type === 'clarify');
+    const value = '{{2}} and <script>3';
+    expect(
+      run.answer({ questionId: question?.type === 'clarify' ? question.questionId : '', value }),
+    ).toMatchObject({
+      ok: true,
+    });
+    await run.result;
+    const sent = model.calls[1]?.messages.map((m) => m.content) ?? [];
+    expect(sent).toContain('Answer from the user: {\u200B{2}\u200B} and <\u200Bscript>3');
+    expect(JSON.stringify(run.events)).toContain(JSON.stringify(value));
+  });
 });

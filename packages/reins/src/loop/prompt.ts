@@ -4,7 +4,7 @@ import type { ChatMessage, ToolCall, ToolSpec } from '../model.js';
 import type { Observation } from '../observation.js';
 import type { InputCleaned } from '../events.js';
 import { toJson } from '../sanitize/mask-pii.js';
-import { inputCleaned, userInputBlock } from '../sanitize/user-input.js';
+import { inputCleaned, neutralizeMarkers, userInputBlock } from '../sanitize/user-input.js';
 import { systemPrompts } from './system-prompt.js';
 
 /** The provider's side of a native tool-call step, to send back as it was. */
@@ -68,7 +68,7 @@ export class PromptBuilder {
   rememberAnswer(said: string, answer: string, defaulted: boolean): void {
     const content = defaulted
       ? `No answer came from the user; the configured default is used: ${answer}`
-      : `Answer from the user: ${answer}`;
+      : `Answer from the user: ${neutralizeMarkers(answer).text}`; // user text: cleaned like the query
     this.#add({ role: 'assistant', content: said }, { role: 'user', content });
   }
 

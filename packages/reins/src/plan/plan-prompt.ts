@@ -1,7 +1,7 @@
 import type { ChatMessage, ToolSpec } from '../model.js';
 import type { Observation } from '../observation.js';
 import { toJson } from '../sanitize/mask-pii.js';
-import { USER_INPUT_IS_DATA, userInputBlock } from '../sanitize/user-input.js';
+import { neutralizeMarkers, USER_INPUT_IS_DATA, userInputBlock } from '../sanitize/user-input.js';
 import type { PlanProblem, PlanStep } from './plan-schema.js';
 import type { TaskEntry } from './task-state.js';
 
@@ -66,7 +66,8 @@ export function plannerMessages(input: PlannerPromptInput): ChatMessage[] {
     });
   }
   for (const { question, value } of input.answers) {
-    messages.push({ role: 'user', content: `Answer to "${question}": ${value}` });
+    // The user's answer is user text: cleaned like the query (the task state keeps it as typed).
+    messages.push({ role: 'user', content: `Answer to "${question}": ${neutralizeMarkers(value).text}` });
   }
   const replan = input.replan;
   if (replan !== undefined && 'problems' in replan) {
@@ -112,7 +113,10 @@ export function responderMessages(
     { role: 'system', content: system },
     { role: 'user', content: userInputBlock(query).text },
     // What the user clarified belongs to the question the answer is for.
-    ...answers.map((a): ChatMessage => ({ role: 'user', content: `Answer to "${a.question}": ${a.value}` })),
+    ...answers.map((a): ChatMessage => ({
+      role: 'user',
+      content: `Answer to "${a.question}": ${neutralizeMarkers(a.value).text}`,
+    })),
     ...results.map((r): ChatMessage => ({
       role: 'user',
       content: `Observation (tool ${r.tool}, act ${r.stepId}): ${clip(toJson(r.body) ?? 'null', 4_000)}`,
