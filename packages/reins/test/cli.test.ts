@@ -71,6 +71,8 @@ describe('reins run', () => {
     expect(record.max_steps_auto.reason).toContain('also');
     const live = await cli('run', '-q', 'hello there', '--max-steps', 'auto');
     expect(live.out).toContain('max 3 steps (auto: no ask');
+    const cleaned = await cli('run', '-q', 'what is {{6*7}}', '--max-steps', '2');
+    expect(cleaned.out).toContain('input cleaned: {{ }}');
   });
 
   it('accepts the {"text", "delayMs"} and {"error"} script lines', async () => {
