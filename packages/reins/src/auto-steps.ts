@@ -7,8 +7,9 @@
  * long instead: how many things are asked (question marks, "and also" / "顺便" / "另外",
  * list separators, clauses), whether the ask spans many items or days (a week's menu, the
  * last 3 months, a comparison), and the length in words (a CJK character counts as half a
- * word, a Latin word as one). Each ask needs about one tool round, plus one for the answer
- * and one of margin. See bench/auto-steps for how it compares with a fixed limit.
+ * word, a Latin word as one). Each ask needs about 1.5 tool rounds (its data, and often the
+ * user's context), plus one step for the answer and one of margin. See bench/auto-steps for
+ * how it compares with a fixed limit, and on which queries it was tuned.
  */
 
 export const AUTO_MIN_STEPS = 3;
@@ -17,7 +18,7 @@ export const AUTO_MAX_STEPS = 12;
 /** The chosen limit and why (in the `start` event and the record). */
 export interface AutoSteps {
   readonly chosen: number;
-  /** e.g. `"3 asks (2 question marks, 顺便), 1 span (这周), 14 words → 1 + 3 + 1 + 0 + margin 1 = 6"`. */
+  /** e.g. `"2 asks (2 question marks, 另外), 1 span(s) (这周), 8 words → 1 answer + 3 for asks + 1 span + 0 length + 1 margin = 6"`. */
   readonly reason: string;
 }
 
@@ -61,11 +62,16 @@ function matches(text: string, pattern: RegExp): string[] {
   return [...new Set(text.match(pattern) ?? [])].map((m) => m.trim());
 }
 
+// The reason names a few of what it counted, not all of a long query's.
+const shown = (items: readonly string[]): string =>
+  items.length <= 5 ? items.join('/') : `${items.slice(0, 5).join('/')}/…`;
+
 /**
  * A pure function of the query: the same query always gets the same limit and reason. `max`
  * lowers the ceiling (an agent that allows fewer steps); below 3 it is 3.
  */
 export function autoMaxSteps(query: string, max: number = AUTO_MAX_STEPS): AutoSteps {
+  if (!Number.isFinite(max)) throw new RangeError(`autoMaxSteps: max must be a number, got ${String(max)}`);
   const ceiling = Math.max(AUTO_MIN_STEPS, Math.min(AUTO_MAX_STEPS, Math.floor(max)));
   const text = query.trim();
   const questionMarks = count(text, QUESTION_MARKS);
@@ -94,13 +100,13 @@ export function autoMaxSteps(query: string, max: number = AUTO_MAX_STEPS): AutoS
 
   const why: string[] = [];
   if (questionMarks > 1) why.push(`${questionMarks} question marks`);
-  if (joinerCount > 0) why.push(joiners.join('/'));
+  if (joinerCount > 0) why.push(shown(joiners));
   if (listItems > 0) why.push(`${listItems} list separator(s)`);
   if (clauses > 0) why.push(`${clauses} extra clause(s)`);
   const asksText = remark
     ? 'no ask (a short remark)'
     : `${asks} ask${asks === 1 ? '' : 's'}${why.length > 0 ? ` (${why.join(', ')})` : ''}`;
-  const spanText = spans.length > 0 ? `, ${spans.length} span(s) (${spans.join('/')})` : '';
+  const spanText = spans.length > 0 ? `, ${spans.length} span(s) (${shown(spans)})` : '';
   const formula = `1 answer + ${askSteps} for asks + ${spanSteps} span + ${lengthSteps} length + 1 margin = ${raw}`;
   const bound = raw === chosen ? '' : `, bounded to ${AUTO_MIN_STEPS}..${ceiling}`;
   return {
