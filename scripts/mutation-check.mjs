@@ -339,8 +339,8 @@ const MUTANTS = [
   [
     'a rebuilt auto run chooses again',
     `${loop}run-limits.ts`,
-    "started?.type === 'start' && started.maxStepsAuto !== undefined",
-    'false',
+    "if (started?.type === 'start') {",
+    'if (false) {',
     ['packages/reins/test/run-agent-auto-input.test.ts'],
   ],
   [

@@ -81,6 +81,27 @@ describe("maxSteps: 'auto'", () => {
     expect(record.stop_reason).toBe('max_steps');
   });
 
+  it("an 'auto' run rebuilt from the log of a run that started with a number keeps that number", async () => {
+    const first = runAgent({ query, model: scriptModel([final('x')]), tools: [], limits: { maxSteps: 5 } });
+    const start = first.events[0] as StartEvent;
+    await first.result;
+    const { tool } = countingAdd();
+    const model = scriptModel(Array.from({ length: 10 }, (_, n) => act('add', { a: n, b: 3 })));
+    const rebuilt = runAgent({
+      query,
+      model,
+      tools: [tool],
+      limits: { maxSteps: 'auto' }, // alone it would choose 6
+      history: [start],
+      runId: first.runId,
+    });
+    const record = await rebuilt.result;
+    expect(model.calls).toHaveLength(5);
+    expect(model.calls.at(-1)?.finalStep).toBe(true);
+    expect(record.stop_reason).toBe('max_steps');
+    expect(record.max_steps_auto).toBeUndefined();
+  });
+
   it('plan runs choose it too', async () => {
     const model = scriptModel([JSON.stringify({ thought: 'nothing to do', steps: [] }), final('none')]);
     const run = runPlanAgent({ query, model, tools: [], limits: { maxSteps: 'auto' } });

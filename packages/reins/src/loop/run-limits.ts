@@ -26,9 +26,11 @@ export function chooseLimits(
   if (autoMax !== undefined && (!Number.isInteger(autoMax) || autoMax < 1))
     throw new RangeError(`limit autoMax must be a positive integer, got ${String(autoMax)}`);
   const started = history?.[0];
-  const maxStepsAuto =
-    started?.type === 'start' && started.maxStepsAuto !== undefined
-      ? started.maxStepsAuto
-      : autoMaxSteps(query, autoMax);
+  if (started?.type === 'start') {
+    // Rebuilt: the limit its start chose (the estimator, or the configuration, may have changed since).
+    const maxSteps = started.limits.maxSteps;
+    return { limits: resolveLimits({ ...rest, maxSteps }), maxStepsAuto: started.maxStepsAuto };
+  }
+  const maxStepsAuto = autoMaxSteps(query, autoMax);
   return { limits: resolveLimits({ ...rest, maxSteps: maxStepsAuto.chosen }), maxStepsAuto };
 }
