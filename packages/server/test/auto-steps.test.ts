@@ -13,10 +13,11 @@ interface RunDocument {
 
 const TWO_ASKS = '家里谁有过敏？另外这周晚饭怎么安排？'; // auto: 6 steps
 
-function server(replies: string[]) {
+function server(replies: string[], dailyModelCalls?: number) {
   const { tool } = countingAdd();
   const model = () => scriptModel(replies);
   return createReinsServer({
+    ...(dailyModelCalls === undefined ? {} : { quota: { dailyModelCalls } }),
     agents: {
       auto: { model: model(), tools: [tool], limits: { maxSteps: 'auto' } },
       calc: { model: model(), tools: [tool], limits: { maxSteps: 3 } },
@@ -77,5 +78,14 @@ describe("maxSteps 'auto' on the server", () => {
     expect(await bad.json()).toMatchObject({
       error: { code: 'INVALID_PARAMETER', message: expect.stringContaining('"auto"') },
     });
+  });
+
+  it("the quota reserves the number auto chooses, not the agent's ceiling", async () => {
+    const { app } = server([final('hi'), final('hi')], 3);
+    const ceiling = await post(app, { agent: 'wide', input: '你好', maxSteps: 10 });
+    expect(ceiling.status).toBe(429); // 10 calls reserved > 3 a day
+    const auto = await post(app, { agent: 'wide', input: '你好', maxSteps: 'auto' });
+    expect(auto.status).toBe(200); // 3 reserved
+    expect(((await auto.json()) as RunDocument).record.limits.maxSteps).toBe(3);
   });
 });
