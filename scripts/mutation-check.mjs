@@ -330,6 +330,20 @@ const MUTANTS = [
     ['packages/server/test/shared-mode.test.ts'],
   ],
   [
+    'input cleaning removed',
+    `${src}sanitize/user-input.ts`,
+    'if (!ANY_MARKER.test(text)) return { text, markers: CLEAN };',
+    'return { text, markers: CLEAN };',
+    ['packages/reins/test/user-input.test.ts', 'packages/reins/test/run-agent-auto-input.test.ts'],
+  ],
+  [
+    'a rebuilt auto run chooses again',
+    `${loop}run-limits.ts`,
+    "if (started?.type === 'start') {",
+    'if (false) {',
+    ['packages/reins/test/run-agent-auto-input.test.ts'],
+  ],
+  [
     'a cancel sent while no worker holds the run is lost',
     'packages/server/src/shared/run-worker.ts',
     'if (await this.#bus.isCancelled(runId)) entry.cancel();',

@@ -104,7 +104,7 @@ describe('the playground and the pages around it, in Chromium', () => {
       .evaluateAll((els) => els.map((e) => e.getAttribute('data-role')));
     expect(roles).toEqual(['system', 'user', 'assistant', 'user']);
     const texts = await second.locator('.prompt-message pre').allTextContents();
-    expect(texts[1]).toBe('冰箱里有什么？');
+    expect(texts[1]).toContain('冰箱里有什么？');
     expect(texts[2]).toContain('先查冰箱');
     expect(texts[3]).toContain('Observation (tool fridge_items');
     expect(await second.locator('summary').textContent()).toMatch(/发给模型的提示 · 4 条消息 · \d+ tokens/);

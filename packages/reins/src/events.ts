@@ -1,5 +1,6 @@
 import type { Decision, ParseFailure, ParseVia } from './decision/index.js';
 import type { ErrorCode } from './errors.js';
+import type { AutoSteps } from './auto-steps.js';
 import type { RunLimits } from './limits.js';
 import type { ToolCall, Usage } from './model.js';
 import type { Degraded, Observation } from './observation.js';
@@ -47,6 +48,12 @@ interface StepBase extends EventBase {
   readonly durationMs: number;
 }
 
+/** What input cleaning did to the prompt's copy of the user's text (the record keeps the original). */
+export interface InputCleaned {
+  /** The markers neutralized, e.g. `["{{", "<script", "system:", "</user_input>"]`. */
+  readonly markers: readonly string[];
+}
+
 export interface StartEvent extends EventBase {
   readonly type: 'start';
   readonly agent: string;
@@ -55,6 +62,10 @@ export interface StartEvent extends EventBase {
   readonly query: string;
   readonly tools: readonly string[];
   readonly limits: RunLimits;
+  /** `maxSteps: 'auto'`: the step limit chosen from the query (`limits.maxSteps`) and why. */
+  readonly maxStepsAuto?: AutoSteps | undefined;
+  /** Markers neutralized in the user's text as the prompt shows it (absent when there were none). */
+  readonly inputCleaned?: InputCleaned | undefined;
   /** The nested time budgets: tool × tries × 1.5 ≤ model call ≤ run deadline. */
   readonly timeouts: TimeoutHierarchy;
   /** The conversation this run is a turn of (seed 001's session state), when it is one. */

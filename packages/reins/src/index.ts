@@ -157,6 +157,7 @@ export type {
   StopReason,
   StepPhase,
   StartEvent,
+  InputCleaned,
   StepEvent,
   ReasonStep,
   ActStep,
@@ -181,7 +182,7 @@ export { memoryBlobStore, readLargeField, blobRefFor, type BlobStore, type BlobR
 export type { ApprovalDecision, ApprovalAnswer, ApprovalOutcome, PendingApproval } from './loop/approvals.js';
 export { defineAnswer, type AnswerFormat, type AnswerEvidence } from './answer-format.js';
 export { buildRunRecord, RUN_RECORD_VERSION, type RunRecord, type RecordStep } from './record.js';
-export { DEFAULT_LIMITS, resolveLimits, type RunLimits } from './limits.js';
+export { DEFAULT_LIMITS, resolveLimits, type RunLimits, type RunLimitsInput } from './limits.js';
 export { timeoutHierarchy, DEFAULT_MODEL_TIMEOUT_MS, type TimeoutHierarchy } from './timeout-hierarchy.js';
 export { ANONYMOUS, type Principal } from './principal.js';
 export {
@@ -193,6 +194,15 @@ export {
   type ErrorData,
 } from './errors.js';
 export { maskPii, maskPiiText } from './sanitize/mask-pii.js';
+export {
+  neutralizeMarkers,
+  readUserInput,
+  userInputBlock,
+  USER_INPUT_IS_DATA,
+  type CleanedText,
+} from './sanitize/user-input.js';
+export { autoMaxSteps, AUTO_MAX_STEPS, AUTO_MIN_STEPS, type AutoSteps } from './auto-steps.js';
+export { chooseLimits, type ChosenLimits } from './loop/run-limits.js';
 export { canonicalJson } from './util/canonical-json.js';
 export { loadLazyParts } from './lazy-parts.js';
 export { defaultDeps, type RunDeps } from './util/deps.js';

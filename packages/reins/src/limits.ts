@@ -28,6 +28,16 @@ export interface RunLimits {
   readonly approvalTtlMs: number;
 }
 
+/**
+ * The limits a run is given: any of `RunLimits`, with `maxSteps: 'auto'` to choose the step
+ * limit from the query (3..12, see `autoMaxSteps`; the number and why are in `start`).
+ */
+export type RunLimitsInput = Omit<Partial<RunLimits>, 'maxSteps'> & {
+  readonly maxSteps?: number | 'auto' | undefined;
+  /** With `maxSteps: 'auto'`: the most it may choose (3..12; default 12), e.g. an agent's ceiling. */
+  readonly autoMax?: number | undefined;
+};
+
 export const DEFAULT_LIMITS: RunLimits = Object.freeze({
   maxSteps: 4,
   deadlineMs: 60_000,

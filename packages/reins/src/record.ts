@@ -3,6 +3,7 @@ import type {
   ClarifyEvent,
   DoneEvent,
   ErrorEvent,
+  InputCleaned,
   MessageEvent,
   RunEvent,
   RunStatus,
@@ -10,6 +11,7 @@ import type {
   StepEvent,
   StopReason,
 } from './events.js';
+import type { AutoSteps } from './auto-steps.js';
 import type { RunLimits } from './limits.js';
 import type { Degraded } from './observation.js';
 
@@ -72,6 +74,10 @@ export interface RunRecord {
     | undefined;
   readonly error?: { readonly code: string; readonly message: string } | undefined;
   readonly limits: RunLimits;
+  /** `maxSteps: 'auto'`: the limit chosen from the query (`limits.maxSteps`) and why. */
+  readonly max_steps_auto?: AutoSteps | undefined;
+  /** The markers neutralized in the prompt's copy of `query` (which is kept as typed). */
+  readonly input_cleaned?: InputCleaned | undefined;
   readonly usage: { readonly input_tokens: number; readonly output_tokens: number };
   readonly model_steps: number;
   readonly started_at: string;
@@ -184,6 +190,8 @@ export function buildRunRecord(events: readonly RunEvent[]): RunRecord {
             expires_at: iso(asking.expiresAt),
           },
     limits: start.limits,
+    max_steps_auto: start.maxStepsAuto,
+    input_cleaned: start.inputCleaned,
     usage: { input_tokens: done.usage.inputTokens, output_tokens: done.usage.outputTokens },
     model_steps: done.steps,
     started_at: iso(start.at),

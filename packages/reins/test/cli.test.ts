@@ -52,6 +52,29 @@ describe('reins run', () => {
     expect(out).toContain('no tools');
   });
 
+  it('--max-steps auto chooses the limit from the question and says why', async () => {
+    const { code, out } = await cli(
+      'run',
+      '-q',
+      'what is 6*7? and also 2+2?',
+      '--max-steps',
+      'auto',
+      '--json',
+    );
+    expect(code).toBe(0);
+    const record = JSON.parse(out) as {
+      limits: { maxSteps: number };
+      max_steps_auto: { chosen: number; reason: string };
+    };
+    expect(record.limits.maxSteps).toBe(5);
+    expect(record.max_steps_auto.chosen).toBe(5);
+    expect(record.max_steps_auto.reason).toContain('also');
+    const live = await cli('run', '-q', 'hello there', '--max-steps', 'auto');
+    expect(live.out).toContain('max 3 steps (auto: no ask');
+    const cleaned = await cli('run', '-q', 'what is {{6*7}}', '--max-steps', '2');
+    expect(cleaned.out).toContain('input cleaned: {{ }}');
+  });
+
   it('accepts the {"text", "delayMs"} and {"error"} script lines', async () => {
     const path = scriptFile([JSON.stringify({ text: final('hi'), delayMs: 5 })]);
     expect((await cli('run', '-q', 'x', '-m', `script:${path}`)).out).toContain('Answer: hi');

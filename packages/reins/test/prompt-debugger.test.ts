@@ -114,7 +114,9 @@ describe('the prompt debugger: every model step keeps the exact messages it was 
     expect(step2).toContain('z***@example.com');
     // The query reached the model as typed; the kept prompt has it masked.
     expect(model.calls[0]?.messages[1]?.content).toContain('13987654321');
-    expect(kept[0]?.messages[1]?.content).toBe('Call me on *******4321 about mum');
+    const query = model.calls[0]?.messages[1]?.content ?? '';
+    expect(kept[0]?.messages[1]?.content).toBe(query.replace('13987654321', '*******4321'));
+    expect(kept[0]?.messages[1]?.content).toContain('Call me on *******4321 about mum');
   });
 
   it('keeps none when turned off', async () => {

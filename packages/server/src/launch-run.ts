@@ -1,12 +1,12 @@
 import {
-  resolveLimits,
+  chooseLimits,
   runAgent,
   runPlanAgent,
   type AgentRun,
   type JsonValue,
   type Principal,
   type RunEvent,
-  type RunLimits,
+  type RunLimitsInput,
 } from 'reins';
 import { applyRunOptions, type RunOptions } from './run-options.js';
 import { isPause } from './run-feed.js';
@@ -102,15 +102,22 @@ export function launchRun(
         : conversations.end(request.principal.id, conversationId, turn, record, definition.turnAbout),
     );
   }
-  const hold = admitted ?? rebuiltHold(s, request.principal.id, runId, history ?? [], limits);
+  const hold = admitted ?? rebuiltHold(s, request.principal.id, runId, history ?? [], limits, request.query);
   entry.watched = watchRun(entry, hold, s.watch, history?.length ?? 0, launch.until ?? 'end');
   for (const rollout of s.rollouts) rollout.observe(run).catch(() => undefined);
   return entry;
 }
 
-/** The limits that bound what a run may spend (its quota hold, its slot's expiry). */
-export function runBudget(limits: Partial<RunLimits> | undefined): RunBudget {
-  const { maxSteps, deadlineMs, approvalTtlMs } = resolveLimits(limits);
+/**
+ * The limits that bound what a run may spend (its quota hold, its slot's expiry); an `auto`
+ * step limit is the one the run will choose from its query (or its history's start chose).
+ */
+export function runBudget(
+  limits: RunLimitsInput | undefined,
+  query: string,
+  history?: readonly RunEvent[],
+): RunBudget {
+  const { maxSteps, deadlineMs, approvalTtlMs } = chooseLimits(limits, query, history).limits;
   return { maxSteps, deadlineMs, approvalTtlMs };
 }
 
@@ -120,9 +127,11 @@ function rebuiltHold(
   userId: string,
   runId: string,
   history: readonly RunEvent[],
-  limits: Partial<RunLimits> | undefined,
+  limits: RunLimitsInput | undefined,
+  query: string,
 ): RunHold {
-  const hold = s.quota.rebuilt(userId, runId, history[0]?.at ?? s.deps.now(), runBudget(limits));
+  const budget = runBudget(limits, query, history);
+  const hold = s.quota.rebuilt(userId, runId, history[0]?.at ?? s.deps.now(), budget);
   const calls = history.filter((e) => e.type === 'step' && e.phase === 'reason').length;
   const last = history.at(-1);
   void hold.rebuild(calls, last?.type === 'done' && isPause(last.status));

@@ -13,7 +13,7 @@ import type {
   Principal,
   RunAgentOptions,
   RunDeps,
-  RunLimits,
+  RunLimitsInput,
   StopNoticeWriter,
 } from 'reins';
 import type { LimitStore } from './limit-store.js';
@@ -31,7 +31,8 @@ export interface AgentDefinition {
   readonly kind?: 'react' | 'plan';
   readonly model: Model;
   readonly tools?: readonly AnyTool[];
-  readonly limits?: Partial<RunLimits>;
+  /** Overrides of the run limits; `maxSteps: 'auto'` chooses per query (see `autoMaxSteps`). */
+  readonly limits?: RunLimitsInput;
   /** Prepended to the system prompt. */
   readonly instructions?: string;
   /**

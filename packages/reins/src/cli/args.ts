@@ -5,7 +5,8 @@ export interface RunCommand {
   readonly query: string;
   /** Undefined: REINS_MODEL, else demo. */
   readonly model: string | undefined;
-  readonly maxSteps: number;
+  /** A number, or `auto`: chosen from the query (3..12). */
+  readonly maxSteps: number | 'auto';
   readonly deadlineMs: number | undefined;
   readonly json: boolean;
   /** `react` (default): the ReAct loop; `plan`: plan-and-execute. */
@@ -32,7 +33,7 @@ export class UsageError extends Error {
   readonly code = 'INVALID_PARAMETER';
 }
 
-export const USAGE = `Usage: reins run --query "..." [--agent react | plan] [--model demo | script:FILE | openai:M | anthropic:M] [--max-steps N] [--deadline-ms N] [--conversation ID] [--json]
+export const USAGE = `Usage: reins run --query "..." [--agent react | plan] [--model demo | script:FILE | openai:M | anthropic:M] [--max-steps N | auto] [--deadline-ms N] [--conversation ID] [--json]
 
   --query, -q      the question for the agent (required)
   --agent, -a      react (default: reason, act, observe) or plan (plan-and-execute: the model
@@ -40,7 +41,8 @@ export const USAGE = `Usage: reins run --query "..." [--agent react | plan] [--m
   --model, -m      demo (offline, rule-based, labeled), script:FILE (a JSONL reply script),
                    openai:<model> or anthropic:<model> (keys from OPENAI_API_KEY / ANTHROPIC_API_KEY,
                    OPENAI_BASE_URL for local servers). Default: REINS_MODEL, else demo.
-  --max-steps      model steps (default 8 for the CLI); the last step offers no tools
+  --max-steps      model steps (default 8 for the CLI); the last step offers no tools. auto:
+                   3 to 12, chosen from the question (how many asks, spans, its length)
   --deadline-ms    wall-clock budget for the run (default 60000)
   --conversation   continue the conversation ID (made on first use): its earlier turns are shown
                    to the model, and this run becomes its next turn. Kept as JSON files in
@@ -113,7 +115,7 @@ export function parseCli(argv: readonly string[]): CliCommand {
     conversation,
     query,
     model: values.model,
-    maxSteps: positiveInt('--max-steps', values['max-steps']),
+    maxSteps: values['max-steps'] === 'auto' ? 'auto' : positiveInt('--max-steps', values['max-steps']),
     deadlineMs:
       values['deadline-ms'] === undefined ? undefined : positiveInt('--deadline-ms', values['deadline-ms']),
     json: values.json,

@@ -6,7 +6,7 @@ const MAX = 240;
 export function formatEvent(event: RunEvent): string | undefined {
   switch (event.type) {
     case 'start':
-      return `run ${event.runId} · model ${event.model}${event.demo ? ' (DEMO: no model configured, answers are rule-based)' : ''} · tools ${event.tools.join(', ') || 'none'} · max ${event.limits.maxSteps} steps, model call ≤ ${event.timeouts.modelTimeoutMs} ms, deadline ${event.limits.deadlineMs} ms`;
+      return `run ${event.runId} · model ${event.model}${event.demo ? ' (DEMO: no model configured, answers are rule-based)' : ''} · tools ${event.tools.join(', ') || 'none'} · max ${event.limits.maxSteps} steps${event.maxStepsAuto === undefined ? '' : ` (auto: ${event.maxStepsAuto.reason})`}, model call ≤ ${event.timeouts.modelTimeoutMs} ms, deadline ${event.limits.deadlineMs} ms${event.inputCleaned === undefined ? '' : ` · input cleaned: ${event.inputCleaned.markers.join(' ')}`}`;
     case 'step':
       switch (event.phase) {
         case 'reason': {

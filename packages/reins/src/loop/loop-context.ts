@@ -1,3 +1,4 @@
+import type { AutoSteps } from '../auto-steps.js';
 import type { AnswerFormat } from '../answer-format.js';
 import type { DecisionParse } from '../decision/index.js';
 import type { RunLimits } from '../limits.js';
@@ -25,6 +26,8 @@ export interface LoopContext {
   readonly abort: RunAbort;
   readonly prompt: PromptBuilder;
   readonly limits: RunLimits;
+  /** `maxSteps: 'auto'`: how the step limit was chosen (for the `start` event). */
+  readonly maxStepsAuto?: AutoSteps | undefined;
   readonly act: ActEnv;
   readonly log: EventLog;
   readonly deps: RunDeps;

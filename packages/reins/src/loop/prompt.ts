@@ -2,7 +2,9 @@ import type { Decision } from '../decision/index.js';
 import type { RunLimits } from '../limits.js';
 import type { ChatMessage, ToolCall, ToolSpec } from '../model.js';
 import type { Observation } from '../observation.js';
+import type { InputCleaned } from '../events.js';
 import { toJson } from '../sanitize/mask-pii.js';
+import { inputCleaned, neutralizeMarkers, userInputBlock } from '../sanitize/user-input.js';
 import { systemPrompts } from './system-prompt.js';
 
 /** The provider's side of a native tool-call step, to send back as it was. */
@@ -13,7 +15,7 @@ export interface NativeTurn {
 
 /**
  * The messages of each model step: the system prompt (built once per configuration), the
- * query, then the history window — the last `historyFullSteps` steps in full, older ones
+ * query (cleaned, in its `<user_input>` block), then the history window — the last `historyFullSteps` steps in full, older ones
  * cut to `summaryChars`. Any one observation is capped at `observationChars`.
  *
  * Each completed step is remembered as two messages, what the model said and what it
@@ -25,6 +27,8 @@ export class PromptBuilder {
   readonly #withTools: ChatMessage;
   readonly #lastStep: ChatMessage;
   readonly #query: ChatMessage;
+  /** The markers cleaning neutralized in the prompt's copy of the query (`undefined`: none). */
+  readonly inputCleaned: InputCleaned | undefined;
   /**
    * The steps' said / observed messages, step by step: the first `2 × #count` slots (grown by
    * doubling: a first `push` makes 17 slots, ~100 bytes a run does not use).
@@ -51,7 +55,10 @@ export class PromptBuilder {
     const prompts = systemPrompts(specs, limits.maxSteps, instructions);
     this.#withTools = prompts.withTools;
     this.#lastStep = prompts.lastStep;
-    this.#query = { role: 'user', content: query };
+    // Cleaned once per run: the query goes into its labeled block (see `userInputBlock`).
+    const block = userInputBlock(query);
+    this.#query = { role: 'user', content: block.text };
+    this.inputCleaned = inputCleaned(block.markers);
   }
 
   /** Adds a completed step: what the model said (normalized when it parsed) and what it observed. */
@@ -63,7 +70,7 @@ export class PromptBuilder {
   rememberAnswer(said: string, answer: string, defaulted: boolean): void {
     const content = defaulted
       ? `No answer came from the user; the configured default is used: ${answer}`
-      : `Answer from the user: ${answer}`;
+      : `Answer from the user: ${neutralizeMarkers(answer).text}`; // user text: cleaned like the query
     this.#add({ role: 'assistant', content: said }, { role: 'user', content });
   }
 

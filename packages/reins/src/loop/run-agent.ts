@@ -1,5 +1,6 @@
 import type { RunEvent } from '../events.js';
-import { resolveLimits, type RunLimits } from '../limits.js';
+import type { RunLimitsInput } from '../limits.js';
+import { chooseLimits } from './run-limits.js';
 import type { Model } from '../model.js';
 import { ANONYMOUS, type Principal } from '../principal.js';
 import type { RunRecord } from '../record.js';
@@ -37,7 +38,8 @@ export interface RunAgentOptions extends DurableRunOptions {
   readonly tools: readonly AnyTool[];
   /** The authenticated caller (from the server, never from the model). */
   readonly principal?: Principal;
-  readonly limits?: Partial<RunLimits>;
+  /** Overrides of `DEFAULT_LIMITS`; `maxSteps: 'auto'` chooses the step limit from the query (3..12). */
+  readonly limits?: RunLimitsInput;
   /** Aborting it cancels the run at once: the in-flight model or tool call is aborted too. */
   readonly signal?: AbortSignal;
   /** Prepended to the system prompt (the agent's role and rules). */
@@ -130,7 +132,7 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
 export function runAgent(options: RunAgentOptions): AgentRun {
   const deps = withDefaults(options.deps);
   preloadLazyParts(); // off the hot path: usually loaded before a reply or a tool first needs them
-  const limits = resolveLimits(options.limits);
+  const { limits, maxStepsAuto } = chooseLimits(options.limits, options.query, options.history);
   const tools = toolSet(options.tools);
   const { registry, specs, names, needsApproval: mayPause } = tools;
   const timeouts = sharedTimeoutHierarchy(limits, tools, options.tools);
@@ -177,6 +179,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
         instructionsWithAnswer(options.instructions, options.answer),
       ),
       limits,
+      maxStepsAuto,
       log,
       deps,
       approvals,

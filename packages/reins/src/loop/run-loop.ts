@@ -21,7 +21,7 @@ import { askInLoop } from './react-ask.js';
 import { resolveTurn, type PlannedCall, type Resolution, type TurnState } from './resolve-turn.js';
 import { StepRequest, type AbortWatcher, type RunAbort, type StepSource } from './run-abort.js';
 import { appendDone, endAborted, endFailed, endWith, lastResort, type RunTally } from './run-ending.js';
-import { actDraft, observeDraft, startDraft } from './step-events.js';
+import { actDraft, loopStartDraft, observeDraft } from './step-events.js';
 import { refusal } from './step-rules.js';
 
 /**
@@ -141,17 +141,9 @@ class ReactLoop
 
   /** The `start` event, then the run listens for its abort; false when even that failed (the log is ended). */
   #begin(): boolean {
-    const { model, limits, log, prompt, agent, toolNames: tools, timeouts, conversationId } = this.ctx;
+    const log = this.ctx.log;
     try {
-      const start = startDraft({
-        agent,
-        model,
-        query: prompt.query,
-        tools,
-        limits,
-        timeouts,
-        conversationId,
-      });
+      const start = loopStartDraft(this.ctx);
       this.started = log.append(start, this.started).at;
       this.ctx.abort.watch(this);
       return true;

@@ -1,11 +1,13 @@
 import type { DecisionParse, ParseVia } from '../decision/index.js';
-import type { ActStep, ObserveStep, ReasonStep, StartEvent } from '../events.js';
+import type { AutoSteps } from '../auto-steps.js';
+import type { ActStep, InputCleaned, ObserveStep, ReasonStep, StartEvent } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import type { ModelResult } from '../model.js';
 import type { Observation } from '../observation.js';
 import type { PromptSnapshot } from '../prompt-snapshot.js';
 import { okObservation } from './observe.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
+import type { LoopContext } from './loop-context.js';
 
 // The events of a run's steps as the loop appends them: `start`, then per model step
 // `reason`, `act` and `observe`. Hot-path drafts are born with the three slots the log
@@ -72,6 +74,8 @@ export interface StartFacts {
   readonly limits: RunLimits;
   readonly timeouts: TimeoutHierarchy;
   readonly conversationId?: string | undefined;
+  readonly maxStepsAuto?: AutoSteps | undefined;
+  readonly inputCleaned?: InputCleaned | undefined;
 }
 
 /**
@@ -89,6 +93,25 @@ function startLiteral(facts: StartFacts): StartEvent {
   const { agent, model, query, tools, limits, timeouts, conversationId } = facts;
   const name = model.name;
   const demo = model.demo === true;
+  if (facts.maxStepsAuto !== undefined || facts.inputCleaned !== undefined) {
+    // The rarer runs (an 'auto' step limit, a cleaned query): a shape of their own.
+    return {
+      type: 'start',
+      agent,
+      model: name,
+      demo,
+      query,
+      tools,
+      limits,
+      maxStepsAuto: facts.maxStepsAuto,
+      inputCleaned: facts.inputCleaned,
+      timeouts,
+      conversationId,
+      runId: '',
+      seq: -1,
+      at: 0,
+    };
+  }
   if (conversationId === undefined) {
     return {
       type: 'start',
@@ -118,6 +141,22 @@ function startLiteral(facts: StartFacts): StartEvent {
     seq: -1,
     at: 0,
   };
+}
+
+/** The `start` event of a ReAct run, from its loop's context. */
+export function loopStartDraft(ctx: LoopContext): StartEvent {
+  const { prompt } = ctx;
+  return startDraft({
+    agent: ctx.agent,
+    model: ctx.model,
+    query: prompt.query,
+    tools: ctx.toolNames,
+    limits: ctx.limits,
+    timeouts: ctx.timeouts,
+    conversationId: ctx.conversationId,
+    maxStepsAuto: ctx.maxStepsAuto,
+    inputCleaned: prompt.inputCleaned,
+  });
 }
 
 /** The `act` event of a call: it starts and ends at `at` (the act is the decision to call). */

@@ -1,4 +1,5 @@
 import type { ChatMessage, ToolSpec } from '../model.js';
+import { USER_INPUT_IS_DATA } from '../sanitize/user-input.js';
 
 const FORMAT = [
   'Reply with exactly one JSON object and nothing else, in one of these forms:',
@@ -75,12 +76,14 @@ function buildSystemPrompts(
         intro,
         `Tools (inputs are checked against these schemas; unknown keys are rejected):\n${catalog || '(none)'}`,
         `You have at most ${maxSteps} steps; the last one offers no tools. Calling a tool again with the same input is refused. If the API offers native tool calls, you may use them instead of an action object.`,
+        USER_INPUT_IS_DATA,
         OBSERVATIONS_ARE_DATA,
       ].join('\n\n'),
     ),
     lastStep: system(
       [
         intro,
+        USER_INPUT_IS_DATA,
         OBSERVATIONS_ARE_DATA,
         'This is your last step: no tools are available now. Answer with "final" using what you know (or "ask").',
       ].join('\n\n'),

@@ -1,5 +1,6 @@
 import { estimateTokens, type Model, type ModelRequest, type ModelResult, type ToolSpec } from '../model.js';
 import { demoInput } from './demo-input.js';
+import { readUserInput } from '../sanitize/user-input.js';
 import { demoPlan } from './demo-plan.js';
 import { PLANNER_MARKER } from '../plan/plan-prompt.js';
 
@@ -38,7 +39,7 @@ interface Seen {
 
 function decide(request: ModelRequest): Record<string, unknown> {
   if (request.messages[0]?.content.startsWith(PLANNER_MARKER) === true) return demoPlan(request);
-  const query = request.messages[1]?.content ?? '';
+  const query = readUserInput(request.messages[1]?.content ?? '');
   const seen = observations(request);
   const used = new Set(seen.map((s) => s.tool));
   const next = rankTools(query, request.tools).find((tool) => !used.has(tool.name));

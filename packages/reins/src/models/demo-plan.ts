@@ -1,6 +1,7 @@
 import type { ModelRequest, ToolSpec } from '../model.js';
 import { demoInput } from './demo-input.js';
 import { rankTools } from './demo-model.js';
+import { readUserInput } from '../sanitize/user-input.js';
 
 const CATALOG_ENTRY = /^- ([A-Za-z][\w-]*): (.*)\n {2}input schema: (.*)$/gm;
 
@@ -29,7 +30,7 @@ export function demoPlan(request: ModelRequest): Record<string, unknown> {
   const answers = request.messages
     .filter((m) => m.role === 'user' && m.content.startsWith('Answer to '))
     .map((m) => m.content.slice(m.content.lastIndexOf('": ') + 3));
-  const query = [request.messages[1]?.content ?? '', ...answers].join(' and ');
+  const query = [readUserInput(request.messages[1]?.content ?? ''), ...answers].join(' and ');
   const specs = actionsOf(system);
   const parts = query
     .split(/\s+(?:and|then)\s+|[,，;；和]|以及|然后/i)

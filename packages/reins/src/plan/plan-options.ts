@@ -1,3 +1,4 @@
+import type { AutoSteps } from '../auto-steps.js';
 import type { RunLimits } from '../limits.js';
 import type { Model, ToolSpec } from '../model.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
@@ -55,6 +56,8 @@ export interface RunnerSetup {
   readonly deadlineMs: number;
   readonly deps: RunDeps;
   readonly limits: RunLimits;
+  /** `maxSteps: 'auto'`: the limit chosen from the query and why. */
+  readonly maxStepsAuto: AutoSteps | undefined;
   readonly timeouts: TimeoutHierarchy;
   readonly specs: readonly ToolSpec[];
   readonly names: readonly string[];

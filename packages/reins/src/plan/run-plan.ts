@@ -5,7 +5,9 @@ import { observationsOf } from '../loop/step-rules.js';
 import { startDraft } from '../loop/step-events.js';
 import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
-import { resolveLimits, type RunLimits } from '../limits.js';
+import type { RunLimits } from '../limits.js';
+import { chooseLimits } from '../loop/run-limits.js';
+import { inputCleaned, userInputBlock } from '../sanitize/user-input.js';
 import { NO_USAGE, type ChatMessage, type Model, type ModelResult, type ToolSpec } from '../model.js';
 import type { Degraded } from '../observation.js';
 import { ANONYMOUS, userKeyOf } from '../principal.js';
@@ -58,7 +60,7 @@ export {
 export function runPlanAgent(options: PlanAgentOptions): PlanRun {
   const deps = withDefaults(options.deps);
   preloadLazyParts(); // off the hot path: usually loaded before a reply or a tool first needs them
-  const limits = resolveLimits(options.limits);
+  const { limits, maxStepsAuto } = chooseLimits(options.limits, options.query, options.history);
   if (limits.maxSteps < 2) throw new RangeError('a plan run needs maxSteps ≥ 2 (a plan and an answer)');
   const maxPlanSteps = positive('maxPlanSteps', options.maxPlanSteps ?? DEFAULT_MAX_PLAN_STEPS, 1);
   const maxReplans = positive('maxReplans', options.maxReplans ?? DEFAULT_MAX_REPLANS, 0);
@@ -88,6 +90,7 @@ export function runPlanAgent(options: PlanAgentOptions): PlanRun {
     deadlineMs,
     deps,
     limits,
+    maxStepsAuto,
     timeouts,
     specs,
     names,
@@ -205,6 +208,8 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       limits,
       timeouts,
       conversationId,
+      maxStepsAuto: this.#setup.maxStepsAuto,
+      inputCleaned: inputCleaned(userInputBlock(this.query).markers),
     });
     this.#startedAt = log.append(start).at;
     abort.addEventListener('abort', this.#onAbort);

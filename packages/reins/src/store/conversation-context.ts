@@ -1,3 +1,4 @@
+import { neutralizeMarkers } from '../sanitize/user-input.js';
 import type { ConversationTurn } from './conversation-store.js';
 
 export interface HistoryBudget {
@@ -48,7 +49,7 @@ function render(turns: readonly ConversationTurn[], full: number): string {
   for (const turn of recent) {
     lines.push(
       `- ${JSON.stringify({
-        user: turn.query,
+        user: neutralizeMarkers(turn.query).text, // the user's words, cleaned like the query
         ...(turn.answer === undefined ? {} : { answer: shorten(turn.answer, ANSWER_CHARS) }),
         ...(turn.about === undefined ? {} : { about: turn.about }),
       })}`,

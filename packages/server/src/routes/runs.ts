@@ -50,7 +50,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
       const resolved = typeof definition === 'function' ? await definition(principal) : definition;
       const runId = s.deps.newId();
       const { limits } = applyRunOptions(resolved, options); // a bad option is a 400 before anything is stored
-      const admitted = await s.quota.admit(principal.id, runId, runBudget(limits), checks);
+      const admitted = await s.quota.admit(principal.id, runId, runBudget(limits, input), checks);
       if (!admitted.ok) throw refusal(admitted);
       const gone = c.req.raw.signal;
       if (gone.aborted) {

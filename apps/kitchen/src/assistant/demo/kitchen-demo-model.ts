@@ -1,4 +1,11 @@
-import { estimateTokens, PLANNER_MARKER, type Model, type ModelRequest, type ModelResult } from 'reins';
+import {
+  estimateTokens,
+  PLANNER_MARKER,
+  readUserInput,
+  type Model,
+  type ModelRequest,
+  type ModelResult,
+} from 'reins';
 import { localDate } from './dates.js';
 import { isChinese } from '../language.js';
 import { detectIntent, detectParts, type DemoPart } from './intent.js';
@@ -44,7 +51,7 @@ export function kitchenDemoModel(options: KitchenDemoModelOptions = {}): Model {
 const RESPONDER = 'You are the RESPONDER of a plan-and-execute agent.';
 
 function decide(request: ModelRequest, today: string): Record<string, unknown> {
-  const asked = request.messages[1]?.content ?? '';
+  const asked = readUserInput(request.messages[1]?.content ?? '');
   // A follow-up ("那明天呢？") is answered as the question it stands for, from the conversation.
   const resolved = resolveFollowUp(asked, request.messages[0]?.content ?? '');
   // A question it asked before ("想查什么？") was answered: the answer says what to look up.
