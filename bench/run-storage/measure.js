@@ -44,3 +44,18 @@ export function measureStorage(runs) {
 
 /** @param {Tally} t */
 export const saved = (t) => 1 - t.encodedBytes / t.plainBytes;
+
+/**
+ * The same runs as if recorded with `recordPrompts: false`: every reason event without its
+ * kept prompt (the only difference such a run's log has).
+ * @param {readonly RecordedRun[]} runs
+ * @returns {RecordedRun[]}
+ */
+export function withoutPrompts(runs) {
+  return runs.map((run) => ({
+    ...run,
+    events: run.events.map((event) =>
+      event.type === 'step' && event.phase === 'reason' ? { ...event, prompt: undefined } : event,
+    ),
+  }));
+}

@@ -11,7 +11,7 @@ import { PGlite } from '@electric-sql/pglite';
 import { performance } from 'node:perf_hooks';
 import { sqlRunStore } from '@reins/stores';
 import { fmt, int, summarize, table } from '../loop-overhead/report.js';
-import { measureStorage, saved } from './measure.js';
+import { measureStorage, saved, withoutPrompts } from './measure.js';
 import { recordKitchenRuns } from './record-runs.js';
 
 const QUICK = process.argv.includes('--quick');
@@ -19,6 +19,8 @@ const runs = await recordKitchenRuns(QUICK ? { limit: 40 } : {});
 const { byAgent, total, mismatches } = measureStorage(runs);
 if (mismatches.length > 0)
   throw new Error(`events that did not decode to themselves: ${mismatches.join(', ')}`);
+// The same runs without their kept prompts (as with `recordPrompts: false`): what keeping them costs.
+const bare = measureStorage(withoutPrompts(runs));
 
 const row = (/** @type {string} */ name, /** @type {import('./measure.js').Tally} */ t) => [
   name,
@@ -34,6 +36,18 @@ console.log(
   table(
     ['agent', 'runs', 'events', 'plain JSON bytes', 'delta-encoded bytes', 'saved', 'bytes/run'],
     [...[...byAgent].map(([agent, t]) => row(agent, t)), row('total', total)],
+  ),
+);
+
+console.log(`\n## Kept prompts (the prompt debugger, on by default): stored bytes per run\n`);
+console.log(
+  table(
+    ['agent', 'bytes/run without prompts', 'bytes/run with prompts', 'kept prompts, bytes/run'],
+    [...byAgent].map(([agent, t]) => {
+      const off = bare.byAgent.get(agent) ?? t;
+      const perRun = (/** @type {import('./measure.js').Tally} */ x) => x.encodedBytes / x.runs;
+      return [agent, int(perRun(off)), int(perRun(t)), int(perRun(t) - perRun(off))];
+    }),
   ),
 );
 

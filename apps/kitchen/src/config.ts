@@ -68,6 +68,11 @@ export interface KitchenConfig {
   /** `REINS_RUN_RETENTION_DAYS`: ended runs older than this are swept (default 30). */
   readonly runRetentionDays: number;
   /**
+   * `REINS_RECORD_PROMPTS`: each model step's exact messages (masked) are kept with the run
+   * and shown in the playground (default `on`); `off` keeps none.
+   */
+  readonly recordPrompts: boolean;
+  /**
    * `NUTRITION_MCP_URL`: the nutrition MCP server over Streamable HTTP (one server for every
    * process, e.g. `http://127.0.0.1:8788/mcp`); unset → a stdio child per process.
    */
@@ -202,6 +207,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     mcpToken: env['KITCHEN_MCP_TOKEN']?.trim() || undefined,
     resumeRuns: onOff('REINS_RESUME_RUNS', env['REINS_RESUME_RUNS'], true),
     runRetentionDays: positiveNumber('REINS_RUN_RETENTION_DAYS', env['REINS_RUN_RETENTION_DAYS'], 30),
+    recordPrompts: onOff('REINS_RECORD_PROMPTS', env['REINS_RECORD_PROMPTS'], true),
     nutritionMcpUrl: httpUrl('NUTRITION_MCP_URL', env['NUTRITION_MCP_URL']),
     nutritionMcpToken: env['NUTRITION_MCP_TOKEN']?.trim() || undefined,
     allowedHosts: allowedHosts(env['REINS_ALLOWED_HOSTS']),

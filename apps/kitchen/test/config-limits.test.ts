@@ -52,3 +52,14 @@ describe('embedded database settings', () => {
     );
   });
 });
+
+describe('the prompt debugger setting', () => {
+  it('keeps prompts unless REINS_RECORD_PROMPTS=off; anything but on / off is refused, naming it', () => {
+    expect(readConfig({}).recordPrompts).toBe(true);
+    expect(readConfig({ REINS_RECORD_PROMPTS: 'off' }).recordPrompts).toBe(false);
+    expect(readConfig({ REINS_RECORD_PROMPTS: 'on' }).recordPrompts).toBe(true);
+    expect(() => readConfig({ REINS_RECORD_PROMPTS: 'verbose' })).toThrow(
+      /REINS_RECORD_PROMPTS must be on or off/,
+    );
+  });
+});

@@ -43,6 +43,7 @@ export interface Props {
   readonly 'data-testid'?: string;
   readonly 'data-status'?: string;
   readonly 'data-phase'?: string;
+  readonly 'data-role'?: string;
   readonly onclick?: (event: MouseEvent) => void;
   readonly onsubmit?: (event: SubmitEvent) => void;
   readonly oninput?: (event: Event) => void;

@@ -154,6 +154,11 @@ const EN = {
   roleOwner: 'owner',
   until: (date: string) => `until ${date}`,
   withdraw: 'Withdraw',
+  promptSent: 'Prompt sent',
+  promptMessages: (n: number) => `${n} message${n === 1 ? '' : 's'}`,
+  promptTokens: (n: number, reported: boolean) => `${n} tokens${reported ? ' (reported)' : ' (estimated)'}`,
+  promptRole: (role: string) =>
+    ({ system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' })[role] ?? role,
 };
 
 export type Texts = typeof EN;
@@ -307,6 +312,11 @@ const ZH: Texts = {
   roleOwner: '管理者',
   until: (date: string) => `${date} 前有效`,
   withdraw: '撤回',
+  promptSent: '发给模型的提示',
+  promptMessages: (n: number) => `${n} 条消息`,
+  promptTokens: (n: number, reported: boolean) => `${n} tokens${reported ? '（模型报告）' : '（估算）'}`,
+  promptRole: (role: string) =>
+    ({ system: '系统', user: '用户', assistant: '助手', tool: '工具' })[role] ?? role,
 };
 
 const STORAGE_KEY = 'kitchen.lang';

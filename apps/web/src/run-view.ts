@@ -2,6 +2,7 @@ import { renderAnswer } from './answer.js';
 import { h, replace } from './dom.js';
 import { t } from './i18n.js';
 import { planOf, str, type PlanVersion, type WireEvent } from './run-events.js';
+import { PromptChain, promptView } from './prompt-view.js';
 import { timelineRow } from './timeline.js';
 
 export interface RunViewOptions {
@@ -27,6 +28,8 @@ export class RunView {
   readonly #status: HTMLElement;
   readonly #notes: HTMLElement;
   readonly #options: RunViewOptions;
+  /** Each reason step's kept prompt, rebuilt from its delta (the playground shows it). */
+  readonly #prompts = new PromptChain();
   status: string | undefined;
 
   constructor(options: RunViewOptions) {
@@ -78,8 +81,10 @@ export class RunView {
       if (extra !== null && extra !== undefined) this.#answer.append(extra);
     }
     if (event.type === 'done') this.finish(str(event['status'], 'error'));
+    const prompt = this.#options.detailed ? this.#prompts.next(event) : undefined;
     const row = timelineRow(event, this.#options.detailed);
     if (row !== null) this.#steps.append(row);
+    if (row !== null && prompt !== undefined) row.append(promptView(prompt));
   }
 
   resume(): void {

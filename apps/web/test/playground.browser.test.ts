@@ -85,6 +85,38 @@ describe('the playground and the pages around it, in Chromium', () => {
     await expect.poll(() => output.locator('.step').count(), POLL).toBe(5);
   });
 
+  it('shows the prompt each reason step sent, message by message, with token counts (the prompt debugger)', async () => {
+    h.model = new ControlledModel([act('fridge_items', {}, '先查冰箱'), final('冰箱里有番茄和鸡蛋')]);
+    const page = await browser.signedIn('xiaojia', { locale: 'zh-CN' });
+    await page.goto('/playground');
+    await page.locator('#pg-query').fill('冰箱里有什么？');
+    await page.getByTestId('run').click();
+    const output = page.getByTestId('pg-output');
+    await expect
+      .poll(() => output.getByTestId('run-status').getAttribute('data-status'), POLL)
+      .toContain('success');
+    const prompts = output.locator('.step-reason [data-testid="prompt"]');
+    expect(await prompts.count()).toBe(2);
+    const second = prompts.nth(1);
+    await second.locator('summary').click();
+    const roles = await second
+      .locator('.prompt-message')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-role')));
+    expect(roles).toEqual(['system', 'user', 'assistant', 'user']);
+    const texts = await second.locator('.prompt-message pre').allTextContents();
+    expect(texts[1]).toContain('冰箱里有什么？');
+    expect(texts[2]).toContain('先查冰箱');
+    expect(texts[3]).toContain('Observation (tool fridge_items');
+    expect(await second.locator('summary').textContent()).toMatch(/发给模型的提示 · 4 条消息 · \d+ tokens/);
+    expect(await second.locator('.prompt-role').first().textContent()).toBe('系统');
+    expect(await second.locator('.prompt-tokens').nth(1).textContent()).toMatch(/^\d+ tokens（估算）$/);
+    await second.locator('.prompt-message').nth(3).scrollIntoViewIfNeeded();
+    await output
+      .locator('.step-reason')
+      .nth(1)
+      .screenshot({ path: `${SCREENSHOTS}playground-prompt.png` });
+  });
+
   it('draws the plan graph from plan events and shows a clarifying question (replayed from a log)', async () => {
     const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
     await page.goto('/playground');

@@ -6,6 +6,7 @@ import type { ToolCall, Usage } from './model.js';
 import type { Degraded, Observation } from './observation.js';
 import type { TimeoutHierarchy } from './timeout-hierarchy.js';
 import type { Plan, PlanProblem, PlanVersionReason } from './plan/plan-schema.js';
+import type { PromptSnapshot } from './prompt-snapshot.js';
 
 /** How a run stopped: ended (`success`, `stopped`, `cancelled`, `error`) or paused for its user. */
 export type RunStatus =
@@ -89,6 +90,12 @@ export interface ReasonStep extends StepBase {
   readonly toolCalls?: readonly ToolCall[] | undefined;
   /** Why this model answered (`ModelResult.route`), when a composed stack says. */
   readonly route?: string | undefined;
+  /**
+   * The exact messages the model was sent at this step, masked like observations, with token
+   * counts (the prompt debugger; absent when the run does not record prompts). A delta
+   * against the previous reason step's: rebuild the list with `keptPrompts(events)`.
+   */
+  readonly prompt?: PromptSnapshot | undefined;
 }
 
 export interface ActStep extends StepBase {

@@ -90,6 +90,15 @@ export { topologicalOrder } from './plan/find-cycle.js';
 /** How a planner request starts (a model serving both roles, like the demo models, tells them apart by it). */
 export { PLANNER_MARKER } from './plan/plan-prompt.js';
 export {
+  expandPrompt,
+  keptPrompts,
+  isPromptRun,
+  type PromptSnapshot,
+  type PromptMessage,
+  type PromptRun,
+  type ExpandedPrompt,
+} from './prompt-snapshot.js';
+export {
   codeWhitelist,
   formatValidator,
   isChineseIdNumber,

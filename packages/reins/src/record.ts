@@ -219,6 +219,9 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
         usage: event.usage,
         ...(event.toolCalls === undefined ? undefined : { tool_calls: event.toolCalls }),
         ...(event.route === undefined ? undefined : { route: event.route }),
+        // The kept prompt as the event has it (a delta: `keptPrompts(record)` rebuilds the lists);
+        // undefined, so left out of the JSON, when the run does not record prompts.
+        prompt: event.prompt,
       };
       return { index, phase, started_at, ended_at, duration_ms, detail };
     }

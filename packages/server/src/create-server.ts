@@ -192,6 +192,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
     },
     rollouts,
     policies,
+    recordPrompts: options.recordPrompts !== false,
     isStopPhrase: stopPhraseMatcher(options.stopPhrases),
     clientIp: options.clientIp ?? socketAddress,
     deps,

@@ -70,6 +70,7 @@ export function launchRun(
     ...(definition.clarify === undefined ? {} : { clarify: definition.clarify }),
     ...(definition.answer === undefined ? {} : { answer: definition.answer }),
     ...(definition.stopNotice === undefined ? {} : { stopNotice: definition.stopNotice }),
+    recordPrompts: definition.recordPrompts ?? s.recordPrompts,
     ...(request.conversationId === undefined ? {} : { conversationId: request.conversationId }),
     agent: request.agent,
     principal: request.principal,

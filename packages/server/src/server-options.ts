@@ -62,6 +62,8 @@ export interface AgentDefinition {
   readonly turnAbout?: TurnAbout;
   /** The app's words for a run's stop notice (e.g. in the question's language); default: the runtime's. */
   readonly stopNotice?: StopNoticeWriter;
+  /** Keep each model step's exact (masked) messages in its `reason` event; default: the server's `recordPrompts`. */
+  readonly recordPrompts?: boolean;
 }
 
 /** Builds the agent for a caller (e.g. tools bound to the caller's household, a per-tier model). */
@@ -226,6 +228,12 @@ export interface ReinsServerOptions {
    * `server.recover()` once at start. Absent: runs live in this process only.
    */
   readonly durable?: DurableRunsOptions;
+  /**
+   * The prompt debugger: each model step's exact messages (masked like observations, with
+   * token counts) are kept in its `reason` event, streamed and stored with the run. Default
+   * true; an agent's own `recordPrompts` wins.
+   */
+  readonly recordPrompts?: boolean;
   /**
    * Conversations: `POST /v1/runs {conversationId}` continues one (a new one when omitted,
    * named in `start`); `/v1/conversations` lists, reads and forgets them. Default: in memory.

@@ -44,6 +44,8 @@ export interface ServerState {
   readonly rollouts: readonly RolloutLike[];
   /** The tools' guards for every run (undefined: the core's default). */
   readonly policies: ToolPolicies | undefined;
+  /** Runs keep their prompts unless their agent says otherwise (`ReinsServerOptions.recordPrompts`). */
+  readonly recordPrompts: boolean;
   readonly isStopPhrase: (input: string) => boolean;
   readonly clientIp: (c: Context) => string;
   readonly deps: ServerDeps;

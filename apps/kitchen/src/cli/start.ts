@@ -98,6 +98,7 @@ export async function startApp(
     const conversationStore = await sqlConversationStore(pgQueryable(db));
     const kitchen = createKitchenServer({
       durable: { store: runStore, resume: config.resumeRuns, retentionDays: config.runRetentionDays },
+      recordPrompts: config.recordPrompts,
       conversations: { store: conversationStore },
       services,
       model,

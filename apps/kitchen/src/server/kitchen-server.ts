@@ -46,6 +46,8 @@ export interface KitchenServerOptions {
   readonly nutritionProbe?: () => Promise<boolean>;
   /** Durable runs (the app's database): runs survive restarts; absent, they live in this process. */
   readonly durable?: DurableRunsOptions;
+  /** Keep each model step's exact (masked) messages with the run (`REINS_RECORD_PROMPTS`, default on). */
+  readonly recordPrompts?: boolean;
   /** Where conversations are kept (default: in memory). */
   readonly conversations?: ConversationsOptions;
   /**
@@ -135,6 +137,7 @@ export function createKitchenServer(options: KitchenServerOptions): KitchenServe
     ...(options.quota === undefined ? {} : { quota: options.quota }),
     ...(options.logger === undefined ? {} : { logger: options.logger }),
     ...(options.durable === undefined ? {} : { durable: options.durable }),
+    ...(options.recordPrompts === undefined ? {} : { recordPrompts: options.recordPrompts }),
     ...(options.conversations === undefined ? {} : { conversations: options.conversations }),
     ...(options.allowedHosts === undefined ? {} : { allowedHosts: options.allowedHosts }),
     ...(options.allowedOrigins === undefined ? {} : { allowedOrigins: options.allowedOrigins }),

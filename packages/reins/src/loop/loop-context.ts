@@ -9,6 +9,7 @@ import type { RunDeps } from '../util/deps.js';
 import type { ActEnv } from './act-env.js';
 import type { Approvals } from './approvals.js';
 import type { EventLog } from './event-log.js';
+import type { PromptKeeper } from './kept-prompt.js';
 import type { PromptBuilder } from './prompt.js';
 import type { RunAbort } from './run-abort.js';
 import type { StopNoticeWriter } from './stop-notice.js';
@@ -43,6 +44,8 @@ export interface LoopContext {
   readonly answer?: AnswerFormat | undefined;
   /** The app's words for a stop (e.g. in the question's language); default: the runtime's. */
   readonly stopNotice?: StopNoticeWriter | undefined;
+  /** Keeps each model step's exact messages in its `reason` event (absent: the run does not). */
+  readonly prompts?: PromptKeeper | undefined;
   /** When the run started (default: now). */
   readonly startedAt?: number | undefined;
 }

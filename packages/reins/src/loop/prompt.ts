@@ -43,6 +43,8 @@ export class PromptBuilder {
   #native: (readonly ChatMessage[] | undefined)[] | undefined;
   /** How many of the first steps hold only their short forms. */
   #summarized = 0;
+  /** The messages `messages` made last: what the model was sent at the step in progress (or last). */
+  lastSent: readonly ChatMessage[] | undefined;
 
   constructor(
     readonly query: string,
@@ -130,6 +132,7 @@ export class PromptBuilder {
       messages[at++] = this.#history[i * 2 + 1] as ChatMessage;
     }
     if (firstFull > this.#summarized) this.#summarized = firstFull;
+    this.lastSent = messages;
     return messages;
   }
 

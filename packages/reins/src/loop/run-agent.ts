@@ -7,6 +7,7 @@ import type { RunRecord } from '../record.js';
 import type { AnyTool } from '../tool.js';
 import { withDefaults, type RunDeps } from '../util/deps.js';
 import { openRunLog, replayDeadline, replayInto, type DurableRunOptions } from './durable-run.js';
+import { PromptKeeper } from './kept-prompt.js';
 import { PromptBuilder } from './prompt.js';
 import { RunAbort } from './run-abort.js';
 import { runLoop } from './run-loop.js';
@@ -74,6 +75,11 @@ export interface RunAgentOptions extends DurableRunOptions {
    * the language of the question. Default: the runtime's English notice (`stop.text`).
    */
   readonly stopNotice?: StopNoticeWriter;
+  /**
+   * Keep the exact messages of each model step (masked like observations, with token counts)
+   * in its `reason` event and the record: the prompt debugger. Default true; false keeps none.
+   */
+  readonly recordPrompts?: boolean;
 }
 
 /** A started run: iterate it for live events (each iterator replays from `start`). */
@@ -182,6 +188,7 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       parse: options.decisionFormat === 'structured' ? parseReasonedDecision : undefined,
       answer: options.answer,
       stopNotice: options.stopNotice,
+      prompts: options.recordPrompts === false ? undefined : new PromptKeeper(),
       act,
       startedAt,
     },

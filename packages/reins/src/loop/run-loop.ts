@@ -11,6 +11,7 @@ import { ActionKeys } from './action-keys.js';
 import type { ApprovalOutcome } from './approvals.js';
 import { modelBreach, startModelCall } from './call-model.js';
 import { actOn } from './execute-action.js';
+import { appendReason } from './kept-prompt.js';
 import { actMany, type FanOutLoop } from './fan-out.js';
 import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
 import type { LoopContext, LoopEnd } from './loop-context.js';
@@ -20,7 +21,7 @@ import { askInLoop } from './react-ask.js';
 import { resolveTurn, type PlannedCall, type Resolution, type TurnState } from './resolve-turn.js';
 import { StepRequest, type AbortWatcher, type RunAbort, type StepSource } from './run-abort.js';
 import { appendDone, endAborted, endFailed, endWith, lastResort, type RunTally } from './run-ending.js';
-import { actDraft, loopStartDraft, observeDraft, reasonDraft } from './step-events.js';
+import { actDraft, loopStartDraft, observeDraft } from './step-events.js';
 import { refusal } from './step-rules.js';
 
 /**
@@ -218,14 +219,11 @@ class ReactLoop
 
   /** The step's `reason` event, then what its decision leads to. */
   #decided(result: Extract<ModelResult, { ok: true }>, parse: DecisionParse): boolean | Promise<boolean> {
-    const { model, limits, log, deps } = this.ctx;
+    const { limits, deps } = this.ctx;
     const step = this.#step;
     const finalStep = this.#finalStep;
     const reasonEnd = deps.now();
-    log.append(
-      reasonDraft(step, this.#reasonStart, reasonEnd, model.name, !finalStep, result, parse, this.#act.runId),
-      reasonEnd,
-    );
+    appendReason(this.ctx, step, this.#reasonStart, reasonEnd, finalStep, result, parse, this.#act.runId);
 
     const next = resolveTurn(parse, this, finalStep, limits.maxCallsPerStep);
     if (next.kind === 'answer' || next.kind === 'stop') {

@@ -4,6 +4,7 @@ import type { ActStep, InputCleaned, ObserveStep, ReasonStep, StartEvent } from 
 import type { RunLimits } from '../limits.js';
 import type { ModelResult } from '../model.js';
 import type { Observation } from '../observation.js';
+import type { PromptSnapshot } from '../prompt-snapshot.js';
 import { okObservation } from './observe.js';
 import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 import type { LoopContext } from './loop-context.js';
@@ -34,6 +35,7 @@ export function reasonDraft(
   result: Extract<ModelResult, { ok: true }>,
   parse: DecisionParse,
   runId: string,
+  prompt?: PromptSnapshot,
 ): ReasonStep {
   const toolCalls = result.toolCalls;
   return {
@@ -51,6 +53,7 @@ export function reasonDraft(
     decision: parse.ok ? parse.value : undefined,
     toolCalls: toolCalls !== undefined && toolCalls.length > 0 ? toolCalls : undefined,
     route: result.route,
+    prompt, // a `KeptPrompt`, built when first read; undefined (left out of the JSON) when not recorded
     // Stamped by the log (`EventLog.append`); here so the event is born with its slots.
     runId,
     seq: -1,

@@ -10,8 +10,8 @@ import {
 
 /**
  * Runs in this process's memory: the `RunStore` of tests and of runs that need not outlive the
- * process. Events are kept as structured clones, so a caller mutating its objects later
- * cannot change the history (as with a real database).
+ * process. Events are kept as their JSON (what a real database keeps: a `toJSON`, such as a
+ * kept prompt's, applies), so a caller mutating its objects later cannot change the history.
  */
 export function memoryRunStore(): RunStore {
   const runs = new Map<string, { run: StoredRun; events: RunEvent[] }>();
@@ -39,7 +39,7 @@ export function memoryRunStore(): RunStore {
             `run ${runId}: event seq ${event.seq} leaves a gap after ${entry.events.length - 1}`,
           );
       });
-      entry.events.push(...fresh.map((e) => structuredClone(e)));
+      entry.events.push(...fresh.map((e) => JSON.parse(JSON.stringify(e)) as RunEvent));
       const last = fresh[fresh.length - 1] as RunEvent;
       entry.run = {
         ...entry.run,
