@@ -167,11 +167,14 @@ describe('/health/live and /metrics touch no dependency', () => {
     // Under load a health query waits behind the runs' own writes (one writer on PGlite): the
     // store check went `down` (1 s deadline) and /health 503 while runs were being stored.
     const base = memoryRunStore();
+    let appends = 0;
     const busy: RunStore = {
       ...base,
       unfinished: never, // what a query waiting behind a queue of writes looks like
       append: async (runId, events) => {
-        await sleep(150); // each write waits its turn
+        // The first write goes through at once; each later one waits its turn for a second,
+        // longer than a hung check's deadline, so a loaded machine still sees the busy window.
+        if (appends++ > 0) await sleep(1_000);
         return base.append(runId, events);
       },
     };
@@ -184,7 +187,7 @@ describe('/health/live and /metrics touch no dependency', () => {
     const run = postJson(`${s.url}/v1/runs`, { agent: 'a', input: 'q' }, as('ann'));
     await expect
       .poll(async () => (await timed(`${s.url}/health`)).body.checks['store'], {
-        timeout: 3_000,
+        timeout: 5_000,
         interval: 20,
       })
       .toMatchObject({ status: 'up', lastWriteMsAgo: expect.any(Number) });
