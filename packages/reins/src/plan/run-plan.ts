@@ -34,6 +34,7 @@ import type { DomainValidator } from './domain-validators.js';
 import { initialPlanState, runNodes, type PlanContext, type PlanEnd, type PlanState } from './nodes.js';
 import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
 import { TaskState } from './task-state.js';
+import { degradedOf, nodeTracer } from './plan-report.js';
 import {
   DEFAULT_MAX_PLAN_STEPS,
   DEFAULT_MAX_REPLANS,
@@ -214,23 +215,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
     this.#startedAt = log.append(start).at;
     abort.addEventListener('abort', this.#onAbort);
     try {
-      const trace = (node: string, startedAt: number, endedAt: number, ok: boolean): void => {
-        if (log.closed) return;
-        log.append(
-          {
-            type: 'step',
-            phase: 'progress',
-            source: 'node',
-            node,
-            ok,
-            index: Math.max(1, this.#modelSteps),
-            startedAt,
-            endedAt,
-            durationMs: endedAt - startedAt,
-          },
-          endedAt,
-        );
-      };
+      const trace = nodeTracer(log, () => Math.max(1, this.#modelSteps));
       const state = await runNodes(
         options.nodes ?? DEFAULT_PLAN_NODES,
         options.router ?? routerNode,
@@ -414,11 +399,4 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       endedAt,
     );
   }
-}
-
-function degradedOf(state: PlanState): Degraded[] | undefined {
-  const found = state.outcomes.flatMap((o) =>
-    o.observation?.degraded === undefined ? [] : [o.observation.degraded],
-  );
-  return found.length === 0 ? undefined : found;
 }
