@@ -58,9 +58,17 @@ export function withRetries(model: Model, options: RetryOptions = {}): Model {
         return left <= 0 ? OUT_OF_TIME : model.call({ ...request, timeoutMs: left });
       };
       return new Promise<ModelResult>((resolve) => {
-        const onAbort = (): void => resolve(CANCELLED);
+        // The policy's backoff timer is unref'd (one left behind by an aborted call must not
+        // hold the process); while the call is live this one holds it, or a plain `node`
+        // process (the CLI) waiting out a backoff would find nothing to wait for and exit.
+        const hold = setInterval(() => undefined, 2 ** 30);
+        const onAbort = (): void => {
+          clearInterval(hold);
+          resolve(CANCELLED);
+        };
         signal.addEventListener('abort', onAbort, { once: true });
         const settle = (result: ModelResult): void => {
+          clearInterval(hold);
           signal.removeEventListener('abort', onAbort);
           resolve(result);
         };

@@ -70,7 +70,15 @@ class ActStop {
   async wait(ms: number, deps: RunDeps): Promise<boolean> {
     let timer: unknown;
     try {
-      await this.race(new Promise((resolve) => (timer = deps.setTimer(() => resolve(undefined), ms))));
+      await this.race(
+        new Promise((resolve) => {
+          timer = deps.setTimer(() => resolve(undefined), ms);
+          // The run's timers are unref'd (a finished run must not hold a process), but this
+          // wait is the run itself: in a plain `node` process (the CLI) nothing else may be
+          // left to wait for, and Node would end the process mid-run.
+          (timer as { ref?: () => void } | undefined)?.ref?.();
+        }),
+      );
       return true;
     } catch {
       return false;
