@@ -4,7 +4,7 @@ import type { ServerMetrics } from './metrics.js';
 import { launchRun, readRequestRecord, requestRecord, storedTraceId, type RunRequest } from './launch-run.js';
 import type { RunEntry } from './run-registry.js';
 import type { ServerState } from './server-state.js';
-import { StoredRun } from './stored-run.js';
+import { StoredRun, holdEndedRun } from './stored-run.js';
 
 export interface DurableRunsOptions {
   /** Where runs and their event logs are kept (`memoryRunStore()`, or `sqlRunStore` of `@reins/stores`). */
@@ -200,7 +200,7 @@ export class DurableRuns {
   async #load(s: ServerState, runId: string): Promise<Loaded | undefined> {
     const loaded = await this.#store.load(runId);
     if (loaded === undefined) return undefined;
-    const { run, events } = loaded;
+    const { run } = loaded;
     const held = s.registry.get(runId, run.ownerId);
     if (held !== undefined) return { entry: held, how: 'held' };
     const paused = isPausedStatus(run.status);
@@ -211,15 +211,7 @@ export class DurableRuns {
       const rebuilt = await this.rebuild(s, loaded);
       return { ...rebuilt, how: rebuilt.how ?? (paused ? 'rebuilt_paused' : 'resumed') };
     }
-    const entry = s.registry.add(
-      runId,
-      run.ownerId,
-      run.agent,
-      new StoredRun(runId, events),
-      () => undefined,
-    );
-    entry.traceId = storedTraceId(run.request);
-    return { entry, how: 'ended' };
+    return { entry: holdEndedRun(s.registry, loaded), how: 'ended' };
   }
 
   /**

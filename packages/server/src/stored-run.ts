@@ -1,4 +1,6 @@
-import { buildRunRecord, type AgentRun, type RunEvent, type RunRecord } from 'reins';
+import { buildRunRecord, type AgentRun, type LoadedRun, type RunEvent, type RunRecord } from 'reins';
+import { storedTraceId } from './launch-run.js';
+import type { RunEntry, RunRegistry } from './run-registry.js';
 
 const NOT_PENDING = {
   ok: false,
@@ -47,4 +49,17 @@ export class StoredRun implements AgentRun {
   persisted(): Promise<boolean> {
     return Promise.resolve(true);
   }
+}
+
+/** Holds a run that had ended when it was read from the store (its reads answered), with its trace id. */
+export function holdEndedRun(registry: RunRegistry, { run, events }: LoadedRun): RunEntry {
+  const entry = registry.add(
+    run.runId,
+    run.ownerId,
+    run.agent,
+    new StoredRun(run.runId, events),
+    () => undefined,
+  );
+  entry.traceId = storedTraceId(run.request);
+  return entry;
 }

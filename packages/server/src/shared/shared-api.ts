@@ -14,7 +14,7 @@ import { ApiError } from '../http-error.js';
 import type { Logger } from '../logging.js';
 import type { RunEntry, RunRegistry } from '../run-registry.js';
 import type { ServerState } from '../server-state.js';
-import { StoredRun } from '../stored-run.js';
+import { holdEndedRun } from '../stored-run.js';
 import { storedTraceId } from '../launch-run.js';
 import { RemoteRun } from './remote-run.js';
 import type { Reply, RunBus } from './run-bus.js';
@@ -227,17 +227,7 @@ export class SharedApi {
     if (loaded === undefined) return undefined;
     const { run, events } = loaded;
     const live = run.status === 'running' || isPausedStatus(run.status);
-    if (!live) {
-      const ended = s.registry.add(
-        runId,
-        run.ownerId,
-        run.agent,
-        new StoredRun(runId, events),
-        () => undefined,
-      );
-      ended.traceId = storedTraceId(run.request);
-      return ended;
-    }
+    if (!live) return holdEndedRun(s.registry, loaded);
     const remote = await RemoteRun.open(
       runId,
       this.#bus,
