@@ -1,4 +1,4 @@
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 
 export interface RunCommand {
   readonly command: 'run';
@@ -78,25 +78,15 @@ export function parseCli(argv: readonly string[]): CliCommand {
   if (command === 'tools') return parseTools(rest);
   if (command !== 'run') throw new UsageError(`unknown command ${JSON.stringify(command)}`);
   if (rest.includes('--help') || rest.includes('-h')) return { command: 'help' };
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        query: { type: 'string', short: 'q' },
-        model: { type: 'string', short: 'm' },
-        agent: { type: 'string', short: 'a', default: 'react' },
-        'max-steps': { type: 'string', default: '8' },
-        'deadline-ms': { type: 'string' },
-        json: { type: 'boolean', default: false },
-        conversation: { type: 'string' },
-      },
-    }));
-  } catch (thrown) {
-    throw new UsageError((thrown as Error).message);
-  }
+  const values = flagsOf(rest, {
+    query: { type: 'string', short: 'q' },
+    model: { type: 'string', short: 'm' },
+    agent: { type: 'string', short: 'a', default: 'react' },
+    'max-steps': { type: 'string', default: '8' },
+    'deadline-ms': { type: 'string' },
+    json: { type: 'boolean', default: false },
+    conversation: { type: 'string' },
+  });
   const query = values.query?.trim();
   if (query === undefined || query === '') throw new UsageError('--query is required and must not be blank');
   const agent = values.agent;
@@ -133,22 +123,21 @@ function parseTools(args: readonly string[]): CliCommand {
     return { command: 'help', usage: TOOLS_USAGE };
   if (action !== 'check' && action !== 'approve')
     throw new UsageError(`reins tools takes check or approve, not ${JSON.stringify(action)}`);
-  let values;
+  const values = flagsOf(rest, {
+    module: { type: 'string' },
+    approved: { type: 'string', default: 'tools.approved.json' },
+    json: { type: 'boolean', default: false },
+  });
+  return { command: 'tools', action, module: values.module, approved: values.approved, json: values.json };
+}
+
+/** A command's flags, strictly (no positionals, no unknown flag); a mistake is a `UsageError`. */
+function flagsOf<T extends NonNullable<ParseArgsConfig['options']>>(args: readonly string[], options: T) {
   try {
-    ({ values } = parseArgs({
-      args: rest,
-      strict: true,
-      allowPositionals: false,
-      options: {
-        module: { type: 'string' },
-        approved: { type: 'string', default: 'tools.approved.json' },
-        json: { type: 'boolean', default: false },
-      },
-    }));
+    return parseArgs({ args: [...args], strict: true, allowPositionals: false, options }).values;
   } catch (thrown) {
     throw new UsageError((thrown as Error).message);
   }
-  return { command: 'tools', action, module: values.module, approved: values.approved, json: values.json };
 }
 
 function positiveInt(flag: string, text: string): number {
