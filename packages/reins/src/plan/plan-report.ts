@@ -1,6 +1,27 @@
+import type { StartEvent } from '../events.js';
+import type { Model } from '../model.js';
 import type { Degraded } from '../observation.js';
 import type { EventLog } from '../loop/event-log.js';
+import { startDraft } from '../loop/step-events.js';
+import { inputCleaned, userInputBlock } from '../sanitize/user-input.js';
 import type { PlanState } from './nodes.js';
+import type { RunnerSetup } from './plan-options.js';
+
+/** The `start` event of a plan run: its agent, model, tools, limits and what was cleaned. */
+export function planStartDraft(setup: RunnerSetup, model: Model): StartEvent {
+  const { options } = setup;
+  return startDraft({
+    agent: options.agent ?? 'plan',
+    model,
+    query: options.query,
+    tools: setup.names,
+    limits: setup.limits,
+    timeouts: setup.timeouts,
+    conversationId: options.conversationId,
+    maxStepsAuto: setup.maxStepsAuto,
+    inputCleaned: inputCleaned(userInputBlock(options.query).markers),
+  });
+}
 
 /**
  * The `progress` event of each plan node that ran (from `startedAt` to `endedAt`), numbered

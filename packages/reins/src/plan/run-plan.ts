@@ -2,12 +2,10 @@ import { shapeAnswer, type AnswerFormat } from '../answer-format.js';
 import { loadRepairParsers, repairParsersReady } from '../decision/repair-parsers.js';
 import { preloadLazyParts } from '../lazy-parts.js';
 import { observationsOf } from '../loop/step-rules.js';
-import { startDraft } from '../loop/step-events.js';
 import type { RunStatus, StopReason } from '../events.js';
 import { describeThrown } from '../errors.js';
 import type { RunLimits } from '../limits.js';
 import { chooseLimits } from '../loop/run-limits.js';
-import { inputCleaned, userInputBlock } from '../sanitize/user-input.js';
 import { NO_USAGE, type ChatMessage, type Model, type ModelResult, type ToolSpec } from '../model.js';
 import type { Degraded } from '../observation.js';
 import { ANONYMOUS, userKeyOf } from '../principal.js';
@@ -34,7 +32,7 @@ import type { DomainValidator } from './domain-validators.js';
 import { initialPlanState, runNodes, type PlanContext, type PlanEnd, type PlanState } from './nodes.js';
 import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
 import { TaskState } from './task-state.js';
-import { degradedOf, nodeTracer } from './plan-report.js';
+import { degradedOf, nodeTracer, planStartDraft } from './plan-report.js';
 import {
   DEFAULT_MAX_PLAN_STEPS,
   DEFAULT_MAX_REPLANS,
@@ -196,23 +194,9 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   #pausedMs = 0;
 
   async run(): Promise<void> {
-    const { log, limits } = this;
+    const { log } = this;
     const { options, abort } = this.#setup;
-    const { names: tools, timeouts } = this.#setup;
-    const { conversationId } = options;
-    const agent = options.agent ?? 'plan';
-    const start = startDraft({
-      agent,
-      model: this.#model,
-      query: this.query,
-      tools,
-      limits,
-      timeouts,
-      conversationId,
-      maxStepsAuto: this.#setup.maxStepsAuto,
-      inputCleaned: inputCleaned(userInputBlock(this.query).markers),
-    });
-    this.#startedAt = log.append(start).at;
+    this.#startedAt = log.append(planStartDraft(this.#setup, this.#model)).at;
     abort.addEventListener('abort', this.#onAbort);
     try {
       const trace = nodeTracer(log, () => Math.max(1, this.#modelSteps));
