@@ -10,8 +10,10 @@
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const RESIDENT_ID =
   /(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g;
-const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
-const CN_MOBILE = /(?<![\d+])(?:(?:\+|00)86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?!\d)/g;
+// Card and mobile numbers stand alone: digits inside a word (a UUID's hex groups, an id like
+// `a571-945023680387`) are not one, even when they happen to pass the Luhn check.
+const CARD = /(?<![\dA-Za-z-])\d(?:[ -]?\d){12,18}(?![\dA-Za-z-])/g;
+const CN_MOBILE = /(?<![\dA-Za-z+])(?:(?:\+|00)86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?![\dA-Za-z])/g;
 const INTL_PHONE = /(?<![\d+])\+\d{1,3}[ -]?(?:\(?\d{1,4}\)?[ -]?){2,4}\d{2,4}(?!\d)/g;
 // Landlines written with an area code: 010-12345678, (0755) 1234567, (415) 555-2671, 415-555-2671.
 const LANDLINE =
