@@ -5,7 +5,7 @@
  * Every body is decoded again by a fresh codec and compared with the event's JSON.
  */
 import { Buffer } from 'node:buffer';
-import { RunCodec } from '@reins/stores';
+import { PromptTexts, RunCodec } from '@reins/stores';
 
 /** @typedef {import('./record-runs.js').RecordedRun} RecordedRun */
 /** @typedef {{ runs: number, events: number, plainBytes: number, encodedBytes: number }} Tally */
@@ -20,20 +20,32 @@ export function measureStorage(runs) {
   const total = { runs: 0, events: 0, plainBytes: 0, encodedBytes: 0 };
   /** @type {string[]} */
   const mismatches = [];
+  // Kept prompts' system messages are stored once (a row of their own): counted at first use.
+  const texts = new PromptTexts();
+  /** @type {Set<string>} */
+  const storedTexts = new Set();
   for (const run of runs) {
     const tally = byAgent.get(run.agent) ?? { runs: 0, events: 0, plainBytes: 0, encodedBytes: 0 };
     byAgent.set(run.agent, tally);
-    const writer = new RunCodec();
-    const reader = new RunCodec();
+    const writer = new RunCodec(texts);
+    const reader = new RunCodec(texts);
     for (const event of run.events) {
       const plain = Buffer.byteLength(JSON.stringify(event)) + 1; // the line's newline
-      const body = writer.encode(event);
+      /** @type {Map<string, string>} */
+      const used = new Map();
+      const body = writer.encode(event, used);
+      let textBytes = 0;
+      for (const [hash, text] of used)
+        if (!storedTexts.has(hash)) {
+          storedTexts.add(hash);
+          textBytes += Buffer.byteLength(text) + hash.length;
+        }
       const back = reader.decode(body, event.runId, event.seq);
       if (JSON.stringify(back) !== JSON.stringify(event)) mismatches.push(`${event.runId}#${event.seq}`);
       for (const t of [tally, total]) {
         t.events++;
         t.plainBytes += plain;
-        t.encodedBytes += Buffer.byteLength(body);
+        t.encodedBytes += Buffer.byteLength(body) + textBytes;
       }
     }
     tally.runs++;

@@ -2,7 +2,17 @@
 export { pgBlobStore, type PgQueryable, type PgBlobStoreOptions } from './pg-blob-store.js';
 export { sqlMemoryStore, type SqlMemoryStoreOptions } from './sql-memory-store.js';
 export { ensurePgTrgm } from './pg-trgm.js';
-export { RunCodec, StoredEventError, CODEC_VERSION, encodeEvent, decodeEvent } from './codec/index.js';
+export {
+  RunCodec,
+  StoredEventError,
+  CODEC_VERSION,
+  CODEC_VERSION_WITH_TEXTS,
+  PromptTexts,
+  MissingTextError,
+  MIN_INTERNED_CHARS,
+  encodeEvent,
+  decodeEvent,
+} from './codec/index.js';
 export { sqlRunStore, type SqlRunStoreOptions } from './sql-run-store.js';
 export { sqlConversationStore } from './sql-conversation-store.js';
 export type { SqlStoreOptions } from './sql-names.js';

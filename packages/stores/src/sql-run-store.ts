@@ -14,6 +14,7 @@ import { RunCodec } from './codec/index.js';
 import type { PgQueryable } from './pg-blob-store.js';
 import { sqlNames, type SqlStoreOptions } from './sql-names.js';
 import { createRacing, ensureRunTables, UNFINISHED } from './sql-schema.js';
+import { SqlPromptTexts } from './sql-prompt-texts.js';
 import { WriterStates } from './writer-states.js';
 
 export interface SqlRunStoreOptions extends SqlStoreOptions {
@@ -59,6 +60,8 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
   const events = names.table('run_events');
   const writers = new WriterStates(options.maxWriterStates ?? 10_000);
   const batcher = new AppendBatcher(db, runs, events);
+  /** Kept prompts' system messages, stored once by hash instead of in every run (`PromptTexts`). */
+  const texts = new SqlPromptTexts(db, names.table('run_texts'));
   /** Each run's last append: the next one starts after it (encoding needs what it wrote). */
   const tails = new Map<string, Promise<void>>();
 
@@ -76,17 +79,16 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     );
     const [head, ...rest] = rows;
     if (head === undefined || Number(head['part']) !== 0) return undefined;
-    return {
-      run: storedRun(head),
-      bodies: rest.map((row) => ({ seq: Number(row['seq']), body: String(row['body']) })),
-    };
+    const bodies = rest.map((row) => ({ seq: Number(row['seq']), body: String(row['body']) }));
+    await texts.fetchFor(bodies.map(({ body }) => body));
+    return { run: storedRun(head), bodies };
   }
 
   /** A codec state from the stored rows (a run this store did not write, or wrote before a restart). */
   async function rebuild(runId: string): Promise<{ run: StoredRun; codec: RunCodec; events: RunEvent[] }> {
     const stored = await read(runId);
     if (stored === undefined) throw new Error(`run ${runId} does not exist`);
-    const codec = new RunCodec();
+    const codec = new RunCodec(texts);
     const decoded = stored.bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
     return { run: stored.run, codec, events: decoded };
   }
@@ -110,7 +112,9 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     const last = fresh[fresh.length - 1] as RunEvent;
     let inserted: number;
     try {
-      const bodies = fresh.map((event) => codec.encode(event));
+      const usedTexts = new Map<string, string>();
+      const bodies = fresh.map((event) => codec.encode(event, usedTexts));
+      await texts.store(usedTexts);
       inserted = await batcher.submit({
         runId,
         expected,
@@ -147,7 +151,7 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
           run.createdAt,
         ],
       );
-      writers.set(run.runId, new RunCodec());
+      writers.set(run.runId, new RunCodec(texts));
     },
     async append(runId, batch) {
       for (const event of batch)
@@ -167,7 +171,7 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     async load(runId): Promise<LoadedRun | undefined> {
       const stored = await read(runId);
       if (stored === undefined) return undefined;
-      const codec = new RunCodec();
+      const codec = new RunCodec(texts);
       const decoded = stored.bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
       // A run that will go on (resumed after a restart) keeps the state it was read with.
       if (unfinished(stored.run.status) && codec.count === stored.run.eventCount) writers.set(runId, codec);

@@ -57,6 +57,7 @@ export const UNFINISHED = `('running', 'awaiting_approval', 'awaiting_input')`;
 export async function ensureRunTables(db: PgQueryable, names: SqlNames): Promise<void> {
   const runs = names.table('runs');
   const events = names.table('run_events');
+  const texts = names.table('run_texts');
   await versioned(db, names, 'runs');
   await run(db, [
     `CREATE TABLE IF NOT EXISTS ${runs} (
@@ -80,6 +81,14 @@ export async function ensureRunTables(db: PgQueryable, names: SqlNames): Promise
        body text NOT NULL,
        bytes integer NOT NULL,
        PRIMARY KEY (run_id, seq)
+     )`,
+    // Texts the bodies refer to by hash (codec version 2: kept prompts' system messages, one
+    // per agent configuration). Added within version 1 of the tables: a build without it
+    // refuses those bodies by their codec version.
+    `CREATE TABLE IF NOT EXISTS ${texts} (
+       hash text PRIMARY KEY,
+       text text NOT NULL,
+       created_at double precision NOT NULL
      )`,
   ]);
 }

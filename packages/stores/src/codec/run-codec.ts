@@ -3,6 +3,7 @@ import { JsonIds } from './json-ids.js';
 import { isObject, sameJson, setKey, type Json, type JsonObject } from './json.js';
 import { plainJson } from './plain-json.js';
 import { PRESET_KEYS, PRESET_VALUES } from './preset-keys.js';
+import type { PromptTexts } from './prompt-texts.js';
 import { RefTable } from './ref-table.js';
 import { fromRelative, toRelative } from './relative-times.js';
 import { decodeValue } from './value-decoder.js';
@@ -10,6 +11,11 @@ import { ValueEncoder } from './value-encoder.js';
 
 /** The version every stored body carries (`"v"`); a body of another version is refused, never guessed at. */
 export const CODEC_VERSION = 1;
+/**
+ * The version of a body that refers to texts stored apart (`PromptTexts`): a build that
+ * cannot fetch them refuses it rather than show a reference as a prompt.
+ */
+export const CODEC_VERSION_WITH_TEXTS = 2;
 
 /** How many earlier events of the same kind an event may be stored against (`#likeliestBase` picks one). */
 const BASE_CANDIDATES = 3;
@@ -80,16 +86,26 @@ export class RunCodec {
   readonly #kinds = new Map<string, number[]>();
   #previousAt = 0;
   #firstAt: number | undefined;
+  readonly #texts: PromptTexts | undefined;
+
+  /** @param texts where long system prompts of kept prompts are stored apart (none: kept in the bodies) */
+  constructor(texts?: PromptTexts) {
+    this.#texts = texts;
+  }
 
   /** How many events went through (the next one's `seq`). */
   get count(): number {
     return this.#relatives.length;
   }
 
-  /** The stored body of the run's next event (JSON text). */
-  encode(event: RunEvent): string {
+  /**
+   * The stored body of the run's next event (JSON text). With `texts`, the texts the body
+   * refers to are added to `usedTexts` (by hash): the caller stores them before the body.
+   */
+  encode(event: RunEvent, usedTexts: Map<string, string> = new Map()): string {
     // The event as JSON gives it back, sharing the caller's objects (they are not kept).
-    const plain = plainJson(event);
+    const asJson = plainJson(event);
+    const plain = this.#texts === undefined ? asJson : this.#texts.intern(asJson, usedTexts);
     const { runId, seq } = plain;
     if (typeof runId !== 'string' || seq !== this.count)
       throw new RangeError(
@@ -112,7 +128,7 @@ export class RunCodec {
       );
       this.#table.rollback(mark);
       const body = JSON.stringify({
-        v: CODEC_VERSION,
+        v: plain === asJson ? CODEC_VERSION : CODEC_VERSION_WITH_TEXTS,
         ...(base === undefined ? {} : { b: seq - base }),
         ...(positions === undefined ? {} : { p: positions }),
         d: stored,
@@ -125,10 +141,16 @@ export class RunCodec {
     }
   }
 
-  /** The run's next event back from its stored body. */
+  /**
+   * The run's next event back from its stored body. A body that refers to texts stored apart
+   * needs them held by `texts` (`PromptTexts.missingIn` says which to fetch first).
+   */
   decode(body: string, runId: string, seq: number): RunEvent {
     // A copy: the state keeps its own values, whatever the caller does with the event.
-    return JSON.parse(JSON.stringify(this.#decode(body, runId, seq))) as RunEvent;
+    const event = JSON.parse(JSON.stringify(this.#decode(body, runId, seq))) as JsonObject;
+    const expanded =
+      this.#texts === undefined ? event : this.#texts.expand(event, `stored event ${runId}#${seq}`);
+    return expanded as unknown as RunEvent;
   }
 
   /** `undo` collects what `#advance` replaced, for `#check` to put back. */
@@ -141,11 +163,14 @@ export class RunCodec {
     } catch {
       throw new StoredEventError('MALFORMED', `stored event ${runId}#${seq} is not JSON`);
     }
-    if (!isObject(envelope) || envelope['v'] !== CODEC_VERSION)
+    const version = isObject(envelope) ? envelope['v'] : envelope;
+    if (version !== CODEC_VERSION && (version !== CODEC_VERSION_WITH_TEXTS || this.#texts === undefined))
       throw new StoredEventError(
         'CODEC_VERSION',
-        `stored event ${runId}#${seq} has codec version ${JSON.stringify(isObject(envelope) ? envelope['v'] : envelope)}; this build reads version ${CODEC_VERSION} only`,
+        `stored event ${runId}#${seq} has codec version ${JSON.stringify(version)}; this ${this.#texts === undefined ? 'reader (without stored texts)' : 'build'} reads ${this.#texts === undefined ? `version ${CODEC_VERSION}` : `versions ${CODEC_VERSION} and ${CODEC_VERSION_WITH_TEXTS}`} only`,
       );
+    if (!isObject(envelope))
+      throw new StoredEventError('MALFORMED', `stored event ${runId}#${seq} is not an object`);
     const { b, p, d } = envelope;
     const base = typeof b === 'number' ? this.#relatives[seq - b] : undefined;
     if ((b !== undefined && base === undefined) || d === undefined)

@@ -13,6 +13,14 @@ const odd = fc.constantFrom(
   new Date(0),
   new Map([[1, 2]]),
   { toJSON: () => 'mine' },
+  // A kept prompt is one of these: JSON calls toJSON with the key, and not the result's own.
+  { toJSON: (key: string) => ({ key, at: new Date(1) }) },
+  { toJSON: () => ({ toJSON: () => 'never called', x: 1 }) },
+  new (class Kept {
+    toJSON(): unknown {
+      return { parts: [{ role: 'system', content: 's' }], count: 1, skipped: undefined };
+    }
+  })(),
   Object.create(null) as object,
   [1, , 3], // eslint-disable-line no-sparse-arrays -- a hole, which JSON writes as null
 );
@@ -55,6 +63,9 @@ describe('plainJson: an event as JSON gives it back, without the round trip', ()
     expect(plain['usage']).toEqual({ inputTokens: 1 });
     expect(Object.is(plain['at'], 0)).toBe(true);
     expect(Object.keys(usage)).toEqual(['inputTokens', 'outputTokens']);
+    // A value with toJSON (a kept prompt) is asked, not sent through a JSON round trip.
+    const built = { parts: [{ role: 'system', content: 'long' }], count: 1 };
+    expect(plainJson({ type: 'step', prompt: { toJSON: () => built } })['prompt']).toBe(built);
     const already = { type: 'step', data: { a: [1, 'x', null] } };
     expect(plainJson(already)).toBe(already);
   });

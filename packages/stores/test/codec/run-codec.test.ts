@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { RunEvent } from 'reins';
-import { RunCodec, StoredEventError } from '@reins/stores';
+import { PromptTexts, RunCodec, StoredEventError } from '@reins/stores';
 
 const RUN = 'r-1';
 const step = (seq: number, at: number, extra: Record<string, unknown> = {}) =>
@@ -67,7 +67,10 @@ describe('RunCodec', () => {
     const reader = new RunCodec();
     expect(() => reader.decode('{"v":2,"d":{}}', RUN, 0)).toThrow(StoredEventError);
     expect(() => reader.decode('{"v":2,"d":{}}', RUN, 0)).toThrow(
-      /codec version 2; this build reads version 1 only/,
+      /codec version 2; this reader \(without stored texts\) reads version 1 only/,
+    );
+    expect(() => new RunCodec(new PromptTexts()).decode('{"v":3,"d":{}}', RUN, 0)).toThrow(
+      /codec version 3; this build reads versions 1 and 2 only/,
     );
     expect(() => reader.decode('{"d":{}}', RUN, 0)).toThrow(/codec version undefined/);
     expect(() => reader.decode('not json', RUN, 0)).toThrow(/not JSON/);
