@@ -5,7 +5,8 @@ import { followAgain, readFollowing } from './follow-run.js';
 export interface RunRequest {
   readonly agent: string;
   readonly input: string;
-  readonly maxSteps?: number;
+  /** `auto`: the server chooses from the query, within the agent's limit (the `start` event says how). */
+  readonly maxSteps?: number | 'auto';
   readonly model?: string;
   /** Continue this conversation (the server names a new one in `start` when absent). */
   readonly conversationId?: string;

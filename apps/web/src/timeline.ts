@@ -117,6 +117,13 @@ export function timelineRow(event: WireEvent, detailed: boolean): HTMLElement | 
       `${str(event['question'])} ${candidates.length > 0 ? `(${candidates.join(' / ')})` : ''}`,
     );
   }
+  if (event.type === 'start') {
+    // `maxSteps: 'auto'`: the limit the server chose from the question, and why.
+    const auto = obj(event['maxStepsAuto']);
+    const chosen = num(auto?.['chosen']);
+    if (auto === undefined || chosen === undefined) return null;
+    return row('start', 'ok', t().autoStepsChosen, `${chosen} — ${str(auto['reason'])}`);
+  }
   if (event.type === 'error')
     return row('error', 'error', t().error, `${str(event['code'])}: ${str(event['message'])}`);
   if (event.type === 'done' && detailed) {

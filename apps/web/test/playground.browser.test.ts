@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { autoMaxSteps } from 'reins';
 import { act, final, sessions } from './browser-session.js';
 import { ControlledModel, SCREENSHOTS, startWebHarness, type WebHarness } from './web-harness.js';
 
@@ -83,6 +84,38 @@ describe('the playground and the pages around it, in Chromium', () => {
       .toContain('success');
     // The status may still read the id replay's "success" while the file is read: wait for the steps.
     await expect.poll(() => output.locator('.step').count(), POLL).toBe(5);
+  });
+
+  it("offers 'auto' max steps: the server chooses from the question, and the timeline shows the number and why", async () => {
+    h.model = new ControlledModel([act('fridge_items', {}, '先查冰箱'), final('查好了')]);
+    const page = await browser.signedIn('xiaojia', { locale: 'en-US' });
+    await page.goto('/playground');
+    const query = 'What is in the fridge, and also what can I cook tonight?';
+    await expect.poll(() => page.getByTestId('max-steps').getAttribute('max'), POLL).toBe('4');
+    await page.getByTestId('max-steps-auto').check();
+    expect(await page.getByTestId('max-steps').isDisabled()).toBe(true);
+    expect(await page.locator('output[for="pg-steps"]').textContent()).toBe('auto');
+    await page.locator('#pg-query').fill(query);
+    await page.getByTestId('run').click();
+    const output = page.getByTestId('pg-output');
+    await expect
+      .poll(() => output.getByTestId('run-status').getAttribute('data-status'), POLL)
+      .toContain('success');
+    const expected = autoMaxSteps(query, 4); // the kitchen agent allows 4 steps
+    const start = output.locator('.step-start');
+    expect(await start.locator('.step-phase').textContent()).toBe('Max steps (auto)');
+    expect(await start.locator('.step-body').textContent()).toBe(`${expected.chosen} — ${expected.reason}`);
+    const phases = await output
+      .locator('.step')
+      .evaluateAll((els) => els.map((e) => e.getAttribute('data-phase')));
+    expect(phases).toEqual(['start', 'reason', 'act', 'observe', 'reason', 'done']);
+    // Unchecked, the slider's number is sent again (no auto row).
+    await page.getByTestId('max-steps-auto').uncheck();
+    expect(await page.locator('output[for="pg-steps"]').textContent()).toBe('4');
+    h.model = new ControlledModel([final('好')]);
+    await page.getByTestId('run').click();
+    await expect.poll(() => output.locator('.step-done').count(), POLL).toBe(1);
+    expect(await output.locator('.step-start').count()).toBe(0);
   });
 
   it('shows the prompt each reason step sent, message by message, with token counts (the prompt debugger)', async () => {

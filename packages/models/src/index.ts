@@ -21,7 +21,13 @@ export { readStackConfig, type StackConfig } from './stack-config.js';
 export { modelStack, type ModelStack, type ModelStackOptions, type CacheStats } from './model-stack.js';
 export type { ArmStats } from './rollout-arms.js';
 export { byRole, type RoleModels } from './by-role.js';
-export { gradualRollout, type Rollout, type RolloutOptions, type RolloutStats } from './rollout.js';
+export {
+  gradualRollout,
+  type Rollout,
+  type RolloutOptions,
+  type RolloutStats,
+  type RolloutStep,
+} from './rollout.js';
 export {
   withReasoningCache,
   reasoningKey,

@@ -36,12 +36,25 @@ export interface RolloutStats {
   readonly arms: { readonly stable: ArmStats; readonly candidate: ArmStats };
 }
 
+/** One timed model step (a `reason` event) of an observed run, on the side that answered it. */
+export interface RolloutStep {
+  readonly arm: 'stable' | 'candidate';
+  /** The model that answered the step (`ReasonStep.model`). */
+  readonly model: string;
+  readonly durationMs: number;
+}
+
 export interface Rollout {
   /** The model to give runs: routes each user (or run) to stable or candidate, sticky. */
   readonly model: Model;
   /** Counts a run's steps, errors and outcome on the side that answered it. */
   observe(run: AgentRun): Promise<void>;
   stats(): RolloutStats;
+  /**
+   * Tells `listener` each timed model step of the runs `observe` sees, with its side (a latency
+   * histogram per side: the server's `reins_rollout_step_duration_seconds`). Returns the unsubscribe.
+   */
+  onStep(listener: (step: RolloutStep) => void): () => void;
 }
 
 // Runs routed but never observed (a caller that does not call `observe`) are forgotten past this.
@@ -79,6 +92,7 @@ export function gradualRollout(options: RolloutOptions): Rollout {
     state.switchedOffAt = new Date(now()).toISOString();
     options.onSwitchOff?.(stats());
   };
+  const stepListeners = new Set<(step: RolloutStep) => void>();
   // The side of each run, by run id (names can collide or be rewritten by wrappers).
   const sides = new Map<string, 'stable' | 'candidate'>();
   const model: Model = {
@@ -107,10 +121,18 @@ export function gradualRollout(options: RolloutOptions): Rollout {
     async observe(run: AgentRun): Promise<void> {
       for await (const event of run) {
         const side = sides.get(run.runId);
-        if (side !== undefined) arms[side].see(event);
+        if (side === undefined) continue;
+        arms[side].see(event);
+        if (event.type !== 'step' || event.phase !== 'reason') continue;
+        const step = { arm: side, model: event.model, durationMs: event.durationMs };
+        for (const listener of stepListeners) listener(step);
       }
       sides.delete(run.runId);
       judge();
+    },
+    onStep(listener) {
+      stepListeners.add(listener);
+      return () => stepListeners.delete(listener);
     },
   };
 }

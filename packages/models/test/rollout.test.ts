@@ -105,4 +105,28 @@ describe('gradual rollout', () => {
     expect(stats.arms.candidate).toMatchObject({ errorRate: 1, windowSteps: 10, runs: 10 });
     expect(stats.arms.stable).toMatchObject({ errorRate: 1, windowSteps: 10, runs: 10 });
   });
+
+  it('tells step listeners each timed model step with the side that answered it, until unsubscribed', async () => {
+    const rollout = gradualRollout({
+      stable: always('stable', answer),
+      candidate: always('candidate', answer),
+      share: 0.5,
+      assign: (key) => (key === 'c' ? 0 : 0.99),
+    });
+    const steps: { arm: string; model: string }[] = [];
+    const stop = rollout.onStep(({ arm, model, durationMs }) => {
+      expect(durationMs).toBeGreaterThanOrEqual(0);
+      steps.push({ arm, model });
+    });
+    for (const runId of ['c', 's', 's'])
+      await rollout.observe(runAgent({ query: 'q', model: rollout.model, tools: [], runId }));
+    expect(steps).toEqual([
+      { arm: 'candidate', model: 'candidate' },
+      { arm: 'stable', model: 'stable' },
+      { arm: 'stable', model: 'stable' },
+    ]);
+    stop();
+    await rollout.observe(runAgent({ query: 'q', model: rollout.model, tools: [], runId: 'c2' }));
+    expect(steps).toHaveLength(3);
+  });
 });

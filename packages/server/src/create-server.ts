@@ -17,6 +17,7 @@ import { crossOriginGuard } from './cross-origin.js';
 import { securityHeaders } from './security-headers.js';
 import { ServerMetrics } from './metrics.js';
 import { watchModelStack } from './model-metrics.js';
+import { watchRolloutLatency } from './rollout-latency.js';
 import { QuotaGuard } from './quota.js';
 import { createRedisClient } from './redis-counter-store.js';
 import { redisLimitStore } from './redis-limit-store.js';
@@ -101,6 +102,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
   const rollouts = Object.values(options.rollouts ?? {});
   if (rollouts.length > 0) metrics.watchRollouts(options.rollouts ?? {});
   watchModelStack(metrics.registry, options.rollouts ?? {}, options.reasoningCaches ?? {});
+  const stopRolloutLatency = watchRolloutLatency(metrics.registry, options.rollouts ?? {});
   const limits = options.limits ?? {};
 
   if (options.shared !== undefined && options.durable === undefined) {
@@ -333,6 +335,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       clearInterval(sweeper);
       toolDrift?.stop();
       stopEventLoopMonitor();
+      stopRolloutLatency();
       health.stop();
       if (sharedMode !== undefined) {
         // Streams and JSON waits end without cancelling (the runs are held by workers and go

@@ -13,6 +13,7 @@ export type {
   ServerDeps,
   RolloutLike,
   RolloutArmStats,
+  RolloutStepLike,
   ReasoningCacheLike,
 } from './server-options.js';
 export {

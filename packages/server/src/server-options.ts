@@ -129,6 +129,13 @@ export interface RolloutArmStats {
   readonly errorRate: number;
 }
 
+/** One timed model step of a rollout, on the side that answered it (`RolloutStep` of `@reins/models`). */
+export interface RolloutStepLike {
+  readonly arm: 'stable' | 'candidate';
+  readonly model: string;
+  readonly durationMs: number;
+}
+
 /** What the server needs of a rollout: its stats, and to see each run. */
 export interface RolloutLike {
   stats(): {
@@ -138,6 +145,8 @@ export interface RolloutLike {
     readonly arms?: { readonly stable: RolloutArmStats; readonly candidate: RolloutArmStats };
   };
   observe(run: AgentRun): Promise<void>;
+  /** Each timed model step by side (`reins_rollout_step_duration_seconds`); returns the unsubscribe. */
+  onStep?(listener: (step: RolloutStepLike) => void): () => void;
 }
 
 /** A reasoning cache's counts (`modelStack(...).cache` of `@reins/models`). */
@@ -187,7 +196,8 @@ export interface ReinsServerOptions {
    * Reasoning caches to report (`modelStack(...).serverOptions` of `@reins/models` gives them,
    * with the rollouts): `reins_reasoning_cache_hit_rate` and `reins_reasoning_cache_lookups`
    * by cache name. A rollout with per-side stats adds `reins_rollout_success_rate`,
-   * `…_average_steps`, `…_step_latency_seconds`, `…_window_error_rate` and `…_runs` by `arm`.
+   * `…_average_steps`, `…_step_latency_seconds`, `…_window_error_rate` and `…_runs` by `arm`;
+   * one with `onStep`, the histogram `reins_rollout_step_duration_seconds` by `arm` and `model`.
    */
   readonly reasoningCaches?: Readonly<Record<string, ReasoningCacheLike>>;
   /**

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { gradualRollout } from '@reins/models';
+import type { Model } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { as, start, type Started } from './helpers.js';
 
@@ -88,5 +89,63 @@ describe('the model stack in /metrics', () => {
     expect(text).toContain('reins_rollout_step_latency_seconds{rollout="chat-v2",arm="candidate"}');
     expect(metric(text, 'reins_reasoning_cache_hit_rate{cache="model"}')).toBe(0.75);
     expect(metric(text, 'reins_reasoning_cache_lookups{cache="model",outcome="skip"}')).toBe(2);
+  });
+});
+
+describe('rollout step latency histogram in /metrics', () => {
+  it('observes each model step in the bucket of the side (and model) that answered it', async () => {
+    // The runs' clock moves only when a model answers: stable takes 0.2 s a step, candidate 3 s.
+    let clock = 1_700_000_000_000;
+    const taking = (seconds: number, model: Model): Model => ({
+      name: model.name,
+      call: async (request) => {
+        clock += seconds * 1000;
+        return model.call(request);
+      },
+    });
+    const answer = JSON.stringify({ thought: 't', final: 'ok' });
+    const stable = taking(0.2, scriptModel([answer, answer], { name: 'stable' }));
+    const candidate = taking(3, scriptModel([answer], { name: 'candidate' }));
+    // u1 gets the candidate; u2 the stable model (twice).
+    const rollout = gradualRollout({
+      stable,
+      candidate,
+      share: 0.5,
+      assign: (user) => (user === 'u1' ? 0.1 : 0.9),
+    });
+    running = await start({
+      agents: { chat: { model: rollout.model, tools: [] } },
+      rollouts: { 'chat-v2': rollout },
+      deps: { run: { now: () => clock } },
+    });
+    for (const user of ['u1', 'u2', 'u2']) {
+      const response = await fetch(`${running.url}/v1/runs`, {
+        method: 'POST',
+        headers: { ...as(user), 'content-type': 'application/json' },
+        body: JSON.stringify({ agent: 'chat', input: `question of ${user}` }),
+      });
+      expect(response.status).toBe(200);
+      await response.json();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const text = await (await fetch(`${running.url}/metrics`)).text();
+    const labels = (arm: string, model: string) => `rollout="chat-v2",arm="${arm}",model="${model}"`;
+    const histogram = 'reins_rollout_step_duration_seconds';
+    const bucket = (arm: string, model: string, le: string) =>
+      metric(text, `${histogram}_bucket{le="${le}",${labels(arm, model)}}`);
+    expect(bucket('stable', 'stable', '0.1')).toBe(0);
+    expect(bucket('stable', 'stable', '0.25')).toBe(2);
+    expect(bucket('candidate', 'candidate', '2.5')).toBe(0);
+    expect(bucket('candidate', 'candidate', '5')).toBe(1);
+    expect(bucket('candidate', 'candidate', '+Inf')).toBe(1);
+    expect(metric(text, `${histogram}_count{${labels('stable', 'stable')}}`)).toBe(2);
+    expect(metric(text, `${histogram}_sum{${labels('stable', 'stable')}}`)).toBeCloseTo(0.4);
+    expect(metric(text, `${histogram}_sum{${labels('candidate', 'candidate')}}`)).toBeCloseTo(3);
+    // The mean gauge is kept, and agrees with the histogram.
+    expect(metric(text, 'reins_rollout_step_latency_seconds{rollout="chat-v2",arm="stable"}')).toBeCloseTo(
+      0.2,
+    );
+    expect(text).not.toContain('arm="candidate",model="stable"');
+    expect(text).not.toContain('arm="stable",model="candidate"');
   });
 });

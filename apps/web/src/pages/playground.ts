@@ -42,6 +42,13 @@ export function playgroundPage(): HTMLElement {
     'data-testid': 'max-steps',
   });
   const maxStepsOut = h('output', { for: 'pg-steps' }, '4');
+  // 'auto': the server picks the limit from the question (the start event's `maxStepsAuto`).
+  const autoSteps = h('input', { name: 'maxStepsAuto', type: 'checkbox', 'data-testid': 'max-steps-auto' });
+  autoSteps.id = 'pg-steps-auto';
+  const showMaxSteps = () => {
+    maxSteps.disabled = autoSteps.checked;
+    replace(maxStepsOut, autoSteps.checked ? 'auto' : maxSteps.value);
+  };
   const runButton = h('button', { type: 'submit', 'data-testid': 'run' }, t().run);
   const stopButton = h(
     'button',
@@ -65,10 +72,11 @@ export function playgroundPage(): HTMLElement {
     const max = String(agent?.maxSteps ?? 4);
     maxSteps.max = max;
     maxSteps.value = max;
-    replace(maxStepsOut, max);
+    showMaxSteps();
   };
   agentSelect.addEventListener('change', syncAgent);
-  maxSteps.addEventListener('input', () => replace(maxStepsOut, maxSteps.value));
+  maxSteps.addEventListener('input', showMaxSteps);
+  autoSteps.addEventListener('change', showMaxSteps);
 
   const loadAgents = async () => {
     const reply = await api<unknown>('GET', '/v1/agents');
@@ -160,7 +168,7 @@ export function playgroundPage(): HTMLElement {
       {
         agent: agentSelect.value,
         input: query.value,
-        maxSteps: Number(maxSteps.value),
+        maxSteps: autoSteps.checked ? 'auto' : Number(maxSteps.value),
         ...(modelSelect.value === '' ? {} : { model: modelSelect.value }),
       },
       { onEvent: (e) => view.push(e), onRunId: (id) => (runId = currentRunId = id) },
@@ -252,6 +260,7 @@ export function playgroundPage(): HTMLElement {
       { class: 'field' },
       h('label', { for: 'pg-steps' }, t().maxSteps),
       h('div', { class: 'row' }, maxSteps, maxStepsOut),
+      h('div', { class: 'row' }, autoSteps, h('label', { for: 'pg-steps-auto' }, t().autoSteps)),
     ),
     h('div', { class: 'row' }, runButton, stopButton),
   );
