@@ -136,6 +136,37 @@ describe('the prompt debugger in plan-and-execute runs: every model step keeps t
     }
   });
 
+  it('a run rebuilt from its stored log after a restart keeps the history’s prompts and its own', async () => {
+    const replies = [
+      plan([step('s1', 'query_medical_record', { patient_id: 'zhangsan', hospital_code: '协和' })]),
+      final('2 stays synced'),
+    ];
+    const stored: RunEvent[] = [];
+    const sink = async (events: readonly RunEvent[]) => {
+      for (const e of events) if (e.seq >= stored.length) stored.push(json(e)); // as a store keeps it
+    };
+    const options = {
+      query: 'sync the stay at 协和',
+      validators: [hospitalCodes],
+      runId: 'p1',
+      durable: { sink },
+    };
+    const first = scriptModel(replies);
+    const run = runPlanAgent({ ...options, model: first, tools: claimsTools().tools });
+    expect((await run.result).status).toBe('awaiting_input');
+    await run.persisted();
+    const model = scriptModel(replies.slice(1));
+    const rebuilt = runPlanAgent({ ...options, model, tools: claimsTools().tools, history: json(stored) });
+    await rebuilt.result;
+    rebuilt.answer({ questionId: rebuilt.pendingQuestion?.questionId ?? '', value: 'WHXH001' });
+    expect((await rebuilt.result).status).toBe('success');
+    for (const source of [rebuilt.events, json(rebuilt.events)]) {
+      const kept = keptPrompts(source);
+      expect(kept.map((k) => k.index)).toEqual([1, 2]);
+      expect(kept.map((k) => k.messages.map(keptAs))).toEqual(sentAt([...first.calls, ...model.calls]));
+    }
+  });
+
   it('passes over a plan version made by code (the user’s answer patched into the frozen plan)', async () => {
     const { tools } = claimsTools();
     const model = scriptModel([
