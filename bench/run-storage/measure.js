@@ -58,8 +58,8 @@ export function measureStorage(runs) {
 export const saved = (t) => 1 - t.encodedBytes / t.plainBytes;
 
 /**
- * The same runs as if recorded with `recordPrompts: false`: every reason event without its
- * kept prompt (the only difference such a run's log has).
+ * The same runs as if recorded with `recordPrompts: false`: every model step (a reason event,
+ * a plan run's plan version) without its kept prompt (the only difference such a run's log has).
  * @param {readonly RecordedRun[]} runs
  * @returns {RecordedRun[]}
  */
@@ -67,7 +67,9 @@ export function withoutPrompts(runs) {
   return runs.map((run) => ({
     ...run,
     events: run.events.map((event) =>
-      event.type === 'step' && event.phase === 'reason' ? { ...event, prompt: undefined } : event,
+      event.type === 'step' && (event.phase === 'reason' || event.phase === 'plan')
+        ? { ...event, prompt: undefined }
+        : event,
     ),
   }));
 }

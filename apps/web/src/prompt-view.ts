@@ -19,16 +19,17 @@ export interface StepPrompt {
 }
 
 /**
- * Rebuilds each reason step's kept prompt from its delta (`prompt.parts`: messages, and
+ * Rebuilds each model step's kept prompt from its delta (`prompt.parts`: messages, and
  * `{same, count}` runs of the previous kept prompt's messages; see `PromptSnapshot` in
- * reins), fed the run's events in order. Read defensively: a run it cannot resolve (a log
- * cut short) gives no prompt, never a wrong one.
+ * reins), fed the run's events in order. Model steps are `reason` steps and, in plan runs,
+ * the plan versions a model wrote (`plan` with a `model`; a version made by code is none).
+ * Read defensively: a run it cannot resolve (a log cut short) gives no prompt, never a wrong one.
  */
 export class PromptChain {
   #previous: PromptLine[] | undefined;
 
   next(event: WireEvent): StepPrompt | undefined {
-    if (event.type !== 'step' || event['phase'] !== 'reason') return undefined;
+    if (!isModelStep(event)) return undefined;
     const prompt = obj(event['prompt']);
     const messages = prompt === undefined ? undefined : this.#expand(arr(prompt['parts']));
     this.#previous = messages;
@@ -66,7 +67,13 @@ export class PromptChain {
   }
 }
 
-/** The folded "prompt" view under a reason step: every message with its role, tokens and text. */
+function isModelStep(event: WireEvent): boolean {
+  if (event.type !== 'step') return false;
+  const phase = event['phase'];
+  return phase === 'reason' || (phase === 'plan' && typeof event['model'] === 'string');
+}
+
+/** The folded "prompt" view under a model step: every message with its role, tokens and text. */
 export function promptView(prompt: StepPrompt): HTMLElement {
   const texts = t();
   const total = texts.promptTokens(prompt.tokens, prompt.tokensFrom === 'usage');

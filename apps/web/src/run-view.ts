@@ -28,7 +28,7 @@ export class RunView {
   readonly #status: HTMLElement;
   readonly #notes: HTMLElement;
   readonly #options: RunViewOptions;
-  /** Each reason step's kept prompt, rebuilt from its delta (the playground shows it). */
+  /** Each model step's kept prompt (reason steps, a planner's plan versions), rebuilt from its delta. */
   readonly #prompts = new PromptChain();
   status: string | undefined;
 

@@ -361,6 +361,23 @@ describe('the playground and the pages around it, in Chromium', () => {
     expect(await page.getByTestId('plan-graph').locator('g.node-ok').getAttribute('data-step')).toBe('s1');
     expect(await output.locator('.step-act').last().textContent()).toContain('WHXH001');
     expect(await output.getByTestId('answer-text').textContent()).toContain('2 stays synced');
+    // The prompt debugger: the planner's prompt on the version it wrote (not on the clarified
+    // one, made by code), the responder's on its reason step.
+    const planPrompts = output.locator('.step-plan [data-testid="prompt"]');
+    expect(await planPrompts.count()).toBe(1);
+    await planPrompts.locator('summary').click();
+    const planned = await planPrompts.locator('.prompt-message pre').allTextContents();
+    expect(planned[0]).toContain('You are the PLANNER');
+    expect(planned[1]).toContain('把张三在协和医院的住院记录同步到理赔系统');
+    const answerPrompt = output.locator('.step-reason [data-testid="prompt"]');
+    expect(await answerPrompt.count()).toBe(1);
+    expect(await answerPrompt.locator('summary').textContent()).toMatch(
+      /Prompt sent · \d+ messages? · \d+ tokens/,
+    );
+    await answerPrompt.locator('summary').click();
+    const answered = await answerPrompt.locator('.prompt-message pre').allTextContents();
+    expect(answered[0]).toContain('You are the RESPONDER');
+    expect(answered.at(-1)).toContain('Observation (tool query_medical_record, act s1)');
     await page.screenshot({ path: `${SCREENSHOTS}playground-plan-live.png`, fullPage: true });
   });
 });

@@ -93,7 +93,8 @@ export interface ReasonStep extends StepBase {
   /**
    * The exact messages the model was sent at this step, masked like observations, with token
    * counts (the prompt debugger; absent when the run does not record prompts). A delta
-   * against the previous reason step's: rebuild the list with `keptPrompts(events)`.
+   * against the previous model step's (a plan run keeps each whole): rebuild the list with
+   * `keptPrompts(events)`.
    */
   readonly prompt?: PromptSnapshot | undefined;
 }
@@ -141,6 +142,12 @@ export interface PlanStepEvent extends StepBase {
   /** The model that wrote it and what it cost (absent for a version made by code). */
   readonly model?: string | undefined;
   readonly usage?: Usage | undefined;
+  /**
+   * The exact messages the planner was sent for this version, masked, with token counts (the
+   * prompt debugger, as `ReasonStep.prompt`; absent for a version made by code or when the run
+   * does not record prompts). Rebuild the list with `keptPrompts(events)`.
+   */
+  readonly prompt?: PromptSnapshot | undefined;
 }
 
 /**

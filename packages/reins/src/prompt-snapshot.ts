@@ -78,19 +78,25 @@ export function expandPrompt(
 }
 
 /**
- * Every kept prompt of a run, from its event log or its record, in order, with its full
- * message list rebuilt. A reason step without a kept prompt is left out (and the next one
- * starts a new delta chain, as the loop does).
+ * Every kept prompt of a run, from its event log or its record (or their JSON), in order,
+ * with its full message list rebuilt. Model steps are `reason` steps and the plan versions a
+ * model wrote (`plan` steps with a `model`: a plan run's planner); a plan version made by
+ * code (a clarified patch) is no model step and is passed over. A model step without a kept
+ * prompt is left out (and the next one starts a new delta chain, as the loop does).
  */
 export function keptPrompts(source: readonly RunEvent[] | RunRecord): ExpandedPrompt[] {
   const steps: { readonly index: number; readonly prompt: unknown }[] = [];
   if (isRecord(source)) {
-    for (const step of source.steps)
-      if (step.phase === 'reason') steps.push({ index: step.index, prompt: step.detail['prompt'] });
+    for (const step of source.steps) {
+      const byModel = step.phase === 'reason' || (step.phase === 'plan' && step.detail['model'] != null);
+      if (byModel) steps.push({ index: step.index, prompt: step.detail['prompt'] });
+    }
   } else {
-    for (const event of source)
-      if (event.type === 'step' && event.phase === 'reason')
-        steps.push({ index: event.index, prompt: event.prompt });
+    for (const event of source) {
+      if (event.type !== 'step') continue;
+      const byModel = event.phase === 'reason' || (event.phase === 'plan' && event.model != null);
+      if (byModel) steps.push({ index: event.index, prompt: event.prompt });
+    }
   }
   const out: ExpandedPrompt[] = [];
   let previous: readonly PromptMessage[] | undefined;

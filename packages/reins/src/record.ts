@@ -248,6 +248,7 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
         validation: event.validation,
         model: event.model ?? null,
         usage: event.usage ?? null,
+        prompt: event.prompt, // the planner's kept prompt; left out of the JSON when none
       };
       return { index, phase, started_at, ended_at, duration_ms, detail };
     }

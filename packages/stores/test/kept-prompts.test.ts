@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, keptPrompts, runAgent, type ReasonStep } from 'reins';
+import { defineTool, keptPrompts, runAgent, runPlanAgent, type ReasonStep } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { sqlRunStore } from '@reins/stores';
 import { openPglite, type TestDatabase } from './sql-store-fixtures.js';
@@ -59,6 +59,42 @@ describe('kept prompts in the durable run store (sqlRunStore on PGlite)', () => 
     expect(JSON.stringify(loaded)).not.toContain('mama@example.com');
     expect(kept[3]?.messages.some((m) => m.content.includes('m***@example.com'))).toBe(true);
     // The same JSON as the live events (the codec keeps the exact JSON of each event).
+    expect(JSON.parse(JSON.stringify(loaded))).toEqual(JSON.parse(JSON.stringify(run.events)));
+  });
+
+  it('round-trips a plan run’s prompts too: the planner’s on its plan version, the responder’s on its reason step', async () => {
+    const { schema } = await database.fresh();
+    const store = await sqlRunStore(database.db, { schema });
+    await store.create({ runId: 'p2', ownerId: 'o', agent: 'planner', request: {}, createdAt: 0 });
+    const steps = ['fridge', 'freezer'].map((place, i) => ({
+      id: `s${i + 1}`,
+      action: 'fridge_items',
+      input: { place },
+      dependsOn: [],
+    }));
+    const model = scriptModel([
+      JSON.stringify({ thought: 'look in both', steps }),
+      JSON.stringify({ thought: 'ok', final: 'tomatoes and eggs' }),
+    ]);
+    const run = runPlanAgent({
+      runId: 'p2',
+      query: 'what is there?',
+      model,
+      tools: [fridge],
+      durable: { sink: (events) => store.append('p2', events) },
+    });
+    expect((await run.result).status).toBe('success');
+    expect(await run.persisted()).toBe(true);
+
+    const loaded = (await store.load('p2'))?.events ?? [];
+    const prompted = loaded.flatMap((e) =>
+      e.type === 'step' && 'prompt' in e ? [`${e.phase}:${e.index}`] : [],
+    );
+    expect(prompted).toEqual(['plan:1', 'reason:2']);
+    const kept = keptPrompts(loaded);
+    expect(kept.map((k) => k.messages.map(sent))).toEqual(model.calls.map((c) => c.messages.map(sent)));
+    expect(JSON.stringify(loaded)).not.toContain('mama@example.com');
+    expect(kept[1]?.messages.some((m) => m.content.includes('m***@example.com'))).toBe(true);
     expect(JSON.parse(JSON.stringify(loaded))).toEqual(JSON.parse(JSON.stringify(run.events)));
   });
 });

@@ -3,6 +3,7 @@ import type { ErrorCode } from '../errors.js';
 import type { StopReason } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import type { ChatMessage, ModelResult, ToolSpec, Usage } from '../model.js';
+import type { PromptSnapshot } from '../prompt-snapshot.js';
 import type { AnyTool } from '../tool.js';
 import type { ActEnv } from '../loop/act-env.js';
 import type { EventLog } from '../loop/event-log.js';
@@ -25,6 +26,8 @@ export interface PlanDraft {
   readonly endedAt: number;
   /** Why the planner's reply did not parse (then `plan.steps` is empty). */
   readonly unparsed?: string | undefined;
+  /** The messages the planner sent (`ctx.keptPrompt`), for the version's event; absent when made by code. */
+  readonly prompt?: PromptSnapshot | undefined;
 }
 
 /** How the run ends, once a node decided it. */
@@ -119,6 +122,11 @@ export interface PlanContext {
   timeLeftMs(): number;
   /** One model call, counted as a model step (usage added); settles at once on abort. */
   callModel(messages: readonly ChatMessage[], finalStep: boolean): Promise<ModelResult>;
+  /**
+   * The exact messages model step `step` (the latest call) was sent, masked, for the event
+   * that logs it (the prompt debugger); once, and undefined when the run keeps no prompts.
+   */
+  keptPrompt(step: number): PromptSnapshot | undefined;
   /** Asks the user (pausing the run), within the run's question cap. */
   ask(question: Question): Promise<AskResult>;
 }

@@ -47,6 +47,7 @@ export const plannerNode: PlanNode = {
         parse: { ok: true, via: parse.via },
         decision,
         route: result.route,
+        prompt: ctx.keptPrompt(ctx.modelSteps),
       });
       state.question = { question: parse.value.question, candidates: [] };
       return state;
@@ -59,6 +60,7 @@ export const plannerNode: PlanNode = {
       startedAt,
       endedAt,
       unparsed: parse.ok ? undefined : `${parse.failure}: ${parse.message}`,
+      prompt: ctx.keptPrompt(ctx.modelSteps),
     };
     return state;
   },
@@ -104,6 +106,7 @@ export const validatorNode: PlanNode = {
         startedAt: draft.startedAt,
         endedAt: draft.endedAt,
         durationMs: draft.endedAt - draft.startedAt,
+        ...(draft.prompt === undefined ? {} : { prompt: draft.prompt }),
       },
       draft.endedAt,
     ) as PlanStepEvent;
@@ -217,7 +220,17 @@ export const responderNode: PlanNode = {
     if (!result.ok) return modelFailed(state, ctx, result.error);
     const parse = await withRepairParsers(() => parseDecision(result.text));
     ctx.log.append(
-      reasonDraft(ctx.modelSteps, startedAt, endedAt, 'model', false, result, parse, ctx.act.runId),
+      reasonDraft(
+        ctx.modelSteps,
+        startedAt,
+        endedAt,
+        'model',
+        false,
+        result,
+        parse,
+        ctx.act.runId,
+        ctx.keptPrompt(ctx.modelSteps),
+      ),
       endedAt,
     );
     const decision = parse.ok ? parse.value : undefined;

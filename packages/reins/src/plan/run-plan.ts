@@ -8,6 +8,7 @@ import type { RunLimits } from '../limits.js';
 import { chooseLimits } from '../loop/run-limits.js';
 import { NO_USAGE, type ChatMessage, type Model, type ModelResult, type ToolSpec } from '../model.js';
 import type { Degraded } from '../observation.js';
+import type { PromptSnapshot } from '../prompt-snapshot.js';
 import { ANONYMOUS, userKeyOf } from '../principal.js';
 import { timeoutHierarchy } from '../timeout-hierarchy.js';
 import type { AnyTool, ToolProgress } from '../tool.js';
@@ -31,6 +32,7 @@ import { Clarifications } from './clarify.js';
 import type { DomainValidator } from './domain-validators.js';
 import { initialPlanState, runNodes, type PlanContext, type PlanEnd, type PlanState } from './nodes.js';
 import { DEFAULT_PLAN_NODES, routerNode } from './plan-nodes.js';
+import { PlanPrompts } from './plan-prompts.js';
 import { TaskState } from './task-state.js';
 import { degradedOf, nodeTracer, planStartDraft } from './plan-report.js';
 import {
@@ -143,6 +145,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   readonly #model: Model;
   readonly #started: number;
   readonly #slot: ModelCallSlot = {};
+  readonly #prompts: PlanPrompts;
   #modelSteps = 0;
   #inputTokens = 0;
   #outputTokens = 0;
@@ -171,6 +174,7 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
     this.maxPlanSteps = setup.maxPlanSteps;
     this.maxReplans = setup.maxReplans;
     this.#model = setup.model;
+    this.#prompts = new PlanPrompts(options.recordPrompts !== false);
     this.#started = setup.deps.now();
     this.#startedAt = this.#started;
   }
@@ -321,11 +325,16 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
       this.#slot,
     );
     this.#slot.settle = undefined;
+    this.#prompts.called(step, messages, result);
     if (result.usage !== undefined) {
       this.#inputTokens += result.usage.inputTokens;
       this.#outputTokens += result.usage.outputTokens;
     }
     return this.aborted ? ABORTED : result;
+  }
+
+  keptPrompt(step: number): PromptSnapshot | undefined {
+    return this.#prompts.take(step);
   }
 
   async ask(question: Question): Promise<AskResult> {
