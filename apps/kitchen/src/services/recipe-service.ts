@@ -6,7 +6,7 @@ import { parseInput } from '../domain/validate.js';
 import { checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
 import type { ServiceEnv } from './env.js';
-import { requireMember, type KitchenPrincipal } from './principal.js';
+import { confirmMemberRead, memberScope, requireMember, type KitchenPrincipal } from './principal.js';
 import { matchRecipesAtHome, type HomeMatches } from './recipe-home-match.js';
 
 export interface RecipeRow {
@@ -109,7 +109,7 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
     matchAtHome: (principal, input) => matchRecipesAtHome(env, principal, input),
 
     async list(principal, query = {}) {
-      const { householdId } = await requireMember(db, principal);
+      const { householdId, userId } = memberScope(principal);
       const filter = parseInput(recipeListQuery, query);
       const params: unknown[] = [householdId];
       let where = 'household_id = $1';
@@ -121,11 +121,14 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
         params.push(filter.tag);
         where += ` AND tags @> jsonb_build_array($${params.length}::text)`;
       }
+      params.push(userId);
       const rows = await db.query<RecipeRow>(
-        `SELECT ${RECIPE_COLUMNS} FROM recipes WHERE ${where} ORDER BY name COLLATE "C", id`,
+        `SELECT ${RECIPE_COLUMNS} FROM recipes WHERE ${where}
+         AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $${params.length})
+         ORDER BY name COLLATE "C", id`,
         params,
       );
-      return loadRecipes(db, householdId, rows);
+      return loadRecipes(db, householdId, await confirmMemberRead(db, principal, rows));
     },
 
     async get(principal, id) {
