@@ -4,6 +4,7 @@ import type { RecipeMatch } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
 import type { ServiceEnv } from './env.js';
 import { confirmMemberRead, memberScope, type KitchenPrincipal } from './principal.js';
+import { INGREDIENTS_COLUMN } from './recipe-ingredients-column.js';
 import { loadRecipes, type RecipeRow } from './recipe-service.js';
 
 /** The household's recipes against everything at home, and how many usable items that was. */
@@ -58,7 +59,7 @@ scored AS (
          jsonb_agg(name ORDER BY position) FILTER (WHERE NOT at_home) AS lack
   FROM marks GROUP BY recipe_id
 )
-SELECT r.id, r.name, r.servings, r.steps, r.tags, r.version, s.have, s.lack,
+SELECT r.id, r.name, r.servings, r.steps, r.tags, r.version, ${INGREDIENTS_COLUMN}, s.have, s.lack,
        (SELECT count(*) FROM fridge_items f WHERE f.household_id = $1
           AND (f.expires_on IS NULL OR f.expires_on >= $3::date))::int AS items_at_home
 FROM scored s JOIN recipes r ON r.id = s.recipe_id AND r.household_id = $1
