@@ -9,6 +9,7 @@ const src = 'apps/kitchen/src/';
 const test = 'apps/kitchen/test/';
 const isolation = `${test}tenant-isolation.test.ts`;
 const edits = `${test}concurrent-edits.test.ts`;
+const reads = `${test}member-reads.test.ts`;
 const MUTANTS = [
   [
     'fridge lookup ignores the household',
@@ -30,6 +31,48 @@ const MUTANTS = [
     "if (role === undefined) throw denied('not a member of the active household');",
     '',
     [isolation],
+  ],
+  [
+    'household profile read without the folded membership check',
+    `${src}services/preference-service.ts`,
+    'AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $2)',
+    'AND $2::text IS NOT NULL',
+    [reads],
+  ],
+  [
+    'fridge overview read without the folded membership check',
+    `${src}services/fridge-service.ts`,
+    'AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $${params.length + 1})',
+    'AND $${params.length + 1}::text IS NOT NULL',
+    [reads],
+  ],
+  [
+    'recipe list read without the folded membership check',
+    `${src}services/recipe-service.ts`,
+    'AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $${params.length})',
+    'AND $${params.length}::text IS NOT NULL',
+    [reads],
+  ],
+  [
+    'recipes-at-home read without the folded membership check',
+    `${src}services/recipe-home-match.ts`,
+    'AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $7)',
+    'AND $7::text IS NOT NULL',
+    [reads],
+  ],
+  [
+    'meal plan read without the folded membership check',
+    `${src}services/meal-plan-service.ts`,
+    'AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $4)',
+    'AND $4::text IS NOT NULL',
+    [reads],
+  ],
+  [
+    'an empty folded read not told apart from a non-member',
+    `${src}services/principal.ts`,
+    'if (rows.length === 0) await requireMember(q, principal);',
+    '',
+    [reads],
   ],
   [
     'owner check skipped',

@@ -89,4 +89,27 @@ describeEachBackend('service layer (what the assistant tools will call)', (harne
       code: 'PERMISSION_DENIED',
     });
   });
+
+  it('recipes read in one statement carry the same ingredients as a recipe read alone', async () => {
+    const h = harness();
+    const p = await h.principal('xiaojia');
+    // A fractional quantity and one without quantity or unit, in order, must survive the JSON column.
+    const made = await h.services.recipes.create(p, {
+      name: '盐水毛豆',
+      servings: 2,
+      ingredients: [
+        { name: '毛豆', quantity: 0.35, unit: '千克' },
+        { name: '盐', quantity: null, unit: null },
+        { name: '八角', quantity: 2, unit: '个' },
+      ],
+      steps: ['煮'],
+    });
+    const listed = await h.services.recipes.list(p, {});
+    expect(listed.find((r) => r.id === made.id)).toEqual(made);
+    for (const recipe of listed) expect(recipe).toEqual(await h.services.recipes.get(p, recipe.id));
+    const { matches } = await h.services.recipes.matchAtHome(p, {});
+    expect(matches.length).toBeGreaterThan(0);
+    for (const m of matches) expect(m.recipe).toEqual(await h.services.recipes.get(p, m.recipe.id));
+    await h.services.recipes.remove(p, made.id);
+  });
 });

@@ -12,7 +12,7 @@ import { parseInput } from '../domain/validate.js';
 import { acceptedVersions, checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
 import { addDays, sqlDate, type ServiceEnv } from './env.js';
-import { requireMember, type KitchenPrincipal } from './principal.js';
+import { confirmMemberRead, memberScope, requireMember, type KitchenPrincipal } from './principal.js';
 
 interface Row {
   id: string;
@@ -114,14 +114,16 @@ export function createFridgeService(env: ServiceEnv): FridgeService {
     },
 
     async overview(principal, query = {}) {
-      const { householdId } = await requireMember(db, principal);
+      const { householdId, userId } = memberScope(principal);
       const filter = parseInput(fridgeOverviewQuery, query);
       const { where, params } = listWhere(householdId, filter);
       const rows = await db.query<Row & { total: number }>(
-        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM fridge_items WHERE ${where} ${ORDER}
-         LIMIT $${params.length + 1}`,
-        [...params, filter.limit],
+        `SELECT ${COLUMNS}, count(*) OVER ()::int AS total FROM fridge_items WHERE ${where}
+         AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $${params.length + 1})
+         ${ORDER} LIMIT $${params.length + 2}`,
+        [...params, userId, filter.limit],
       );
+      await confirmMemberRead(db, principal, rows);
       return { items: rows.map(toItem), total: rows[0]?.total ?? 0 };
     },
 

@@ -6,7 +6,7 @@ import { parseInput } from '../domain/validate.js';
 import { checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
 import { addDays, sqlDate, type ServiceEnv } from './env.js';
-import { requireMember, type KitchenPrincipal } from './principal.js';
+import { confirmMemberRead, memberScope, requireMember, type KitchenPrincipal } from './principal.js';
 
 interface Row {
   id: string;
@@ -94,13 +94,14 @@ export function createMealPlanService(env: ServiceEnv): MealPlanService {
   }
 
   async function list(principal: KitchenPrincipal, range: unknown): Promise<MealPlanEntry[]> {
-    const { householdId } = await requireMember(db, principal);
+    const { householdId, userId } = memberScope(principal);
     const { from, to } = parseInput(dateRange, range);
     const rows = await db.query<Row>(
-      `${SELECT} WHERE p.household_id = $1 AND p.plan_date BETWEEN $2::date AND $3::date ${ORDER}`,
-      [householdId, from, to],
+      `${SELECT} WHERE p.household_id = $1 AND p.plan_date BETWEEN $2::date AND $3::date
+       AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $4) ${ORDER}`,
+      [householdId, from, to, userId],
     );
-    return rows.map(toEntry);
+    return (await confirmMemberRead(db, principal, rows)).map(toEntry);
   }
 
   return {

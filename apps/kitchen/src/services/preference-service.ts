@@ -3,7 +3,7 @@ import { dietaryNoteInput } from '../domain/schemas.js';
 import type { DietaryNote, DietaryProfile, NoteKind } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
 import type { ServiceEnv } from './env.js';
-import { requireMember, type KitchenPrincipal } from './principal.js';
+import { confirmMemberRead, memberScope, requireMember, type KitchenPrincipal } from './principal.js';
 
 interface Row {
   id: string;
@@ -32,13 +32,14 @@ export function createPreferenceService(env: ServiceEnv): PreferenceService {
   const { db } = env;
   return {
     async profile(principal) {
-      const { householdId } = await requireMember(db, principal);
+      const { householdId, userId } = memberScope(principal);
       const rows = await db.query<Row>(
         `SELECT id, kind, label, person, note FROM dietary_notes WHERE household_id = $1
+         AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $2)
          ORDER BY seq`,
-        [householdId],
+        [householdId, userId],
       );
-      const notes = rows.map(toNote);
+      const notes = (await confirmMemberRead(db, principal, rows)).map(toNote);
       return {
         allergies: notes.filter((n) => n.kind === 'allergy'),
         preferences: notes.filter((n) => n.kind === 'preference'),

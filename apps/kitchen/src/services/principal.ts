@@ -34,6 +34,31 @@ export async function requireMember(q: Queryable, principal: KitchenPrincipal): 
   return { householdId: principal.householdId, userId: principal.userId, role };
 }
 
+/**
+ * For a hot read whose one statement carries the membership check itself, as
+ * `AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $N)`:
+ * the household and user to bind. No statement here; a missing household is denied at once.
+ * Membership is still decided by the database when the read runs — never cached.
+ */
+export function memberScope(principal: KitchenPrincipal): { householdId: string; userId: string } {
+  if (principal.householdId === null) throw denied('no active household: choose one first');
+  return { householdId: principal.householdId, userId: principal.userId };
+}
+
+/**
+ * After such a read: rows mean the caller was a member when it ran. No rows are either a member's
+ * empty result or a non-member's — one more statement (`requireMember`) tells them apart, so a
+ * non-member gets exactly the error `requireMember` gives.
+ */
+export async function confirmMemberRead<T>(
+  q: Queryable,
+  principal: KitchenPrincipal,
+  rows: T[],
+): Promise<T[]> {
+  if (rows.length === 0) await requireMember(q, principal);
+  return rows;
+}
+
 export async function requireOwner(q: Queryable, principal: KitchenPrincipal): Promise<Access> {
   const access = await requireMember(q, principal);
   if (access.role !== 'owner') throw denied('only an owner of the household can do this');

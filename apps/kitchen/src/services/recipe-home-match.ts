@@ -3,7 +3,8 @@ import { homeMatchInput } from '../domain/schemas.js';
 import type { RecipeMatch } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
 import type { ServiceEnv } from './env.js';
-import { requireMember, type KitchenPrincipal } from './principal.js';
+import { confirmMemberRead, memberScope, type KitchenPrincipal } from './principal.js';
+import { INGREDIENTS_COLUMN } from './recipe-ingredients-column.js';
 import { loadRecipes, type RecipeRow } from './recipe-service.js';
 
 /** The household's recipes against everything at home, and how many usable items that was. */
@@ -25,7 +26,8 @@ interface MatchRow extends RecipeRow {
  * a usable item's name or one of that name's aliases (番茄 / 西红柿, 猪肉 → 五花肉). Recipes with
  * the fewest ingredients missing come first, then those using the most of what is at home.
  * With `ingredients`, only recipes using one of them, those using more of them first.
- * Every table is filtered by the household ($1).
+ * Every table is filtered by the household ($1), and nothing comes back unless the caller ($7)
+ * is its member when the statement runs (the membership check, folded in).
  */
 const MATCH_SQL = `
 WITH aliases AS (
@@ -57,11 +59,12 @@ scored AS (
          jsonb_agg(name ORDER BY position) FILTER (WHERE NOT at_home) AS lack
   FROM marks GROUP BY recipe_id
 )
-SELECT r.id, r.name, r.servings, r.steps, r.tags, r.version, s.have, s.lack,
+SELECT r.id, r.name, r.servings, r.steps, r.tags, r.version, ${INGREDIENTS_COLUMN}, s.have, s.lack,
        (SELECT count(*) FROM fridge_items f WHERE f.household_id = $1
           AND (f.expires_on IS NULL OR f.expires_on >= $3::date))::int AS items_at_home
 FROM scored s JOIN recipes r ON r.id = s.recipe_id AND r.household_id = $1
 WHERE CASE WHEN $5::boolean THEN s.asked > 0 ELSE s.at_home > 0 END
+  AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $7)
 ORDER BY s.asked DESC, s.missing ASC, s.at_home DESC, r.name COLLATE "C", r.id
 LIMIT $6`;
 
@@ -73,7 +76,7 @@ export async function matchRecipesAtHome(
   principal: KitchenPrincipal,
   input: unknown,
 ): Promise<HomeMatches> {
-  const { householdId } = await requireMember(env.db, principal);
+  const { householdId, userId } = memberScope(principal);
   const { ingredients, limit } = parseInput(homeMatchInput, input);
   const asked = (ingredients ?? []).flatMap((name, term) => namePatterns(name).map((p) => [term, p]));
   const rows = await env.db.query<MatchRow>(MATCH_SQL, [
@@ -83,8 +86,9 @@ export async function matchRecipesAtHome(
     JSON.stringify(asked),
     ingredients !== undefined,
     limit,
+    userId,
   ]);
-  const recipes = await loadRecipes(env.db, householdId, rows);
+  const recipes = await loadRecipes(env.db, householdId, await confirmMemberRead(env.db, principal, rows));
   const matches = recipes.map((recipe, i) => ({
     recipe,
     matched: rows[i]?.have ?? [],

@@ -6,7 +6,8 @@ import { parseInput } from '../domain/validate.js';
 import { checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
 import type { ServiceEnv } from './env.js';
-import { requireMember, type KitchenPrincipal } from './principal.js';
+import { confirmMemberRead, memberScope, requireMember, type KitchenPrincipal } from './principal.js';
+import { INGREDIENTS_COLUMN } from './recipe-ingredients-column.js';
 import { matchRecipesAtHome, type HomeMatches } from './recipe-home-match.js';
 
 export interface RecipeRow {
@@ -16,6 +17,8 @@ export interface RecipeRow {
   steps: string[];
   tags: string[];
   version: number;
+  /** Present when the statement selected `INGREDIENTS_COLUMN`: then loadRecipes needs no query. */
+  ingredients?: Ingredient[];
 }
 interface IngredientRow {
   recipe_id: string;
@@ -47,8 +50,21 @@ export interface RecipeService {
 export const RECIPE_COLUMNS = 'id, name, servings, steps, tags, version';
 const WHAT = 'recipe';
 
+const toRecipe = (r: RecipeRow, ingredients: Ingredient[]): Recipe => ({
+  id: r.id,
+  name: r.name,
+  servings: r.servings,
+  ingredients,
+  steps: r.steps,
+  tags: r.tags,
+  version: r.version,
+});
+
+/** Recipes with their ingredients: those the rows carry, else one more statement for them all. */
 export async function loadRecipes(q: Queryable, householdId: string, rows: RecipeRow[]): Promise<Recipe[]> {
   if (rows.length === 0) return [];
+  if (rows.every((r) => r.ingredients !== undefined))
+    return rows.map((r) => toRecipe(r, r.ingredients ?? []));
   const ingredients = await q.query<IngredientRow>(
     `SELECT i.recipe_id, i.name, i.quantity, i.unit FROM recipe_ingredients i
      JOIN recipes r ON r.id = i.recipe_id AND r.household_id = $1
@@ -61,15 +77,7 @@ export async function loadRecipes(q: Queryable, householdId: string, rows: Recip
     list.push({ name: i.name, quantity: i.quantity, unit: i.unit });
     byRecipe.set(i.recipe_id, list);
   }
-  return rows.map((r) => ({
-    id: r.id,
-    name: r.name,
-    servings: r.servings,
-    ingredients: byRecipe.get(r.id) ?? [],
-    steps: r.steps,
-    tags: r.tags,
-    version: r.version,
-  }));
+  return rows.map((r) => toRecipe(r, byRecipe.get(r.id) ?? []));
 }
 
 async function insertIngredients(q: Queryable, recipeId: string, ingredients: readonly Ingredient[]) {
@@ -109,7 +117,7 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
     matchAtHome: (principal, input) => matchRecipesAtHome(env, principal, input),
 
     async list(principal, query = {}) {
-      const { householdId } = await requireMember(db, principal);
+      const { householdId, userId } = memberScope(principal);
       const filter = parseInput(recipeListQuery, query);
       const params: unknown[] = [householdId];
       let where = 'household_id = $1';
@@ -121,11 +129,14 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
         params.push(filter.tag);
         where += ` AND tags @> jsonb_build_array($${params.length}::text)`;
       }
+      params.push(userId);
       const rows = await db.query<RecipeRow>(
-        `SELECT ${RECIPE_COLUMNS} FROM recipes WHERE ${where} ORDER BY name COLLATE "C", id`,
+        `SELECT ${RECIPE_COLUMNS}, ${INGREDIENTS_COLUMN} FROM recipes r WHERE ${where}
+         AND EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $${params.length})
+         ORDER BY name COLLATE "C", id`,
         params,
       );
-      return loadRecipes(db, householdId, rows);
+      return loadRecipes(db, householdId, await confirmMemberRead(db, principal, rows));
     },
 
     async get(principal, id) {
