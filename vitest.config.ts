@@ -27,6 +27,10 @@ export default defineConfig({
         replacement: fileURLToPath(new URL('./apps/kitchen/src/index.ts', import.meta.url)),
       },
       {
+        find: /^@reins\/server\/tracing$/,
+        replacement: fileURLToPath(new URL('./packages/server/src/run-tracing.ts', import.meta.url)),
+      },
+      {
         find: /^@reins\/server$/,
         replacement: fileURLToPath(new URL('./packages/server/src/index.ts', import.meta.url)),
       },

@@ -14,6 +14,7 @@ import type { RunBudget, RunHold } from './run-hold.js';
 import type { RunEntry } from './run-registry.js';
 import { watchRun } from './run-watcher.js';
 import { TRACE_ID } from './run-trace-ids.js';
+import { readTraceParent } from './trace-parent.js';
 import type { AgentDefinition } from './server-options.js';
 import type { ServerState } from './server-state.js';
 
@@ -29,6 +30,11 @@ export interface RunRequest {
   readonly context?: string | undefined;
   /** The run's OpenTelemetry trace id, chosen at admission when the server's tracer can take it. */
   readonly traceId?: string | undefined;
+  /**
+   * The caller's span, as its W3C `traceparent` header named it (written back by
+   * `formatTraceParent`): the run span is its child, in its trace (`traceId` is then the caller's).
+   */
+  readonly traceParent?: string | undefined;
 }
 
 /** How a run is launched: from scratch, or rebuilt from its stored `history`. */
@@ -90,6 +96,7 @@ export function launchRun(
     gate,
   );
   entry.traceId = request.traceId;
+  entry.traceParent = readTraceParent(request.traceParent);
   const { conversationId } = request;
   if (conversationId !== undefined && s.conversations !== undefined) {
     const conversations = s.conversations;
@@ -176,6 +183,7 @@ export function readRequestRecord(
   const conversationId = typeof stored['conversationId'] === 'string' ? stored['conversationId'] : undefined;
   const context = typeof stored['context'] === 'string' ? stored['context'] : undefined;
   const traceId = storedTraceId(stored);
+  const traceParent = stored['traceParent'];
   return {
     agent,
     query,
@@ -184,6 +192,7 @@ export function readRequestRecord(
     conversationId,
     context,
     ...(traceId === undefined ? {} : { traceId }),
+    ...(typeof traceParent === 'string' ? { traceParent } : {}),
   };
 }
 

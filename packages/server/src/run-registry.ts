@@ -1,5 +1,6 @@
 import type { AgentRun, RunEvent, RunRecord } from 'reins';
 import { RunFeed, type FeedTiming } from './run-feed.js';
+import type { TraceParent } from './trace-parent.js';
 
 /** One run the server started: the live handle, its owner, and (once ended) its record. */
 export interface RunEntry {
@@ -35,6 +36,8 @@ export interface RunEntry {
   readonly gate: { open: boolean } | undefined;
   /** The run's trace id (OpenTelemetry), when it is traced: chosen at admission, or its run span's. */
   traceId: string | undefined;
+  /** The caller's span (its `traceparent`) the run span is a child of; `undefined`: a trace of its own. */
+  traceParent: TraceParent | undefined;
 }
 
 export interface RunRegistryOptions {
@@ -109,6 +112,7 @@ export class RunRegistry {
       watched: undefined,
       gate,
       traceId: undefined,
+      traceParent: undefined,
     };
     this.#runs.set(runId, entry);
     return entry;

@@ -1,12 +1,23 @@
-import { context, SpanStatusCode, trace, type Span, type Tracer } from '@opentelemetry/api';
+import {
+  context,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Span,
+  type SpanOptions,
+  type Tracer,
+} from '@opentelemetry/api';
 import type { ObserveStep, RunEvent } from 'reins';
 import { isPause } from './run-feed.js';
 import type { RunTraceIds } from './run-trace-ids.js';
+import type { TraceParent } from './trace-parent.js';
 
 /** How a run's trace is named: the trace id chosen when it was admitted, and the ids' source. */
 export interface RunTraceChoice {
   readonly traceId?: string | undefined;
   readonly traceIds?: RunTraceIds | undefined;
+  /** The caller's span (its `traceparent`): the run span is its child, in its trace. */
+  readonly parent?: TraceParent | undefined;
 }
 
 /** The ids of a run's `reins.run` span, for its record and its log lines. */
@@ -41,29 +52,26 @@ export class RunSpans {
   /** The run span's ids once it has started; `undefined` before, and when nothing traces (no SDK). */
   get ids(): RunSpanIds | undefined {
     const context = this.#run?.spanContext();
-    if (context === undefined || !trace.isSpanContextValid(context)) return undefined;
+    // Remote: no SDK, and the API's no-op span carries the caller's ids (not a span of this run).
+    if (context === undefined || !trace.isSpanContextValid(context) || context.isRemote === true)
+      return undefined;
     return { traceId: context.traceId, spanId: context.spanId };
   }
 
   observe(event: RunEvent): void {
     if (this.#run === undefined && event.type !== 'start') this.#resume(event);
     switch (event.type) {
-      case 'start': {
-        const start = (): Span =>
-          this.#tracer.startSpan('reins.run', {
-            startTime: event.at,
-            attributes: {
-              'reins.run_id': event.runId,
-              'reins.agent': event.agent,
-              'reins.model': event.model,
-              'reins.max_steps': event.limits.maxSteps,
-            },
-          });
-        const { traceId, traceIds } = this.#choice;
-        this.#run =
-          traceId === undefined || traceIds === undefined ? start() : traceIds.withTraceId(traceId, start);
+      case 'start':
+        this.#run = this.#startRun({
+          startTime: event.at,
+          attributes: {
+            'reins.run_id': event.runId,
+            'reins.agent': event.agent,
+            'reins.model': event.model,
+            'reins.max_steps': event.limits.maxSteps,
+          },
+        });
         return;
-      }
       case 'step':
         return this.#onStep(event);
       case 'error':
@@ -204,13 +212,29 @@ export class RunSpans {
   #resume(event: RunEvent): void {
     const { traceId, traceIds } = this.#choice;
     if (traceId === undefined || traceIds === undefined) return;
-    const at = event.type === 'step' ? event.startedAt : event.at;
-    this.#run = traceIds.withTraceId(traceId, () =>
-      this.#tracer.startSpan('reins.run', {
-        startTime: at,
-        attributes: { 'reins.run_id': event.runId, 'reins.resumed': true },
-      }),
-    );
+    this.#run = this.#startRun({
+      startTime: event.type === 'step' ? event.startedAt : event.at,
+      attributes: { 'reins.run_id': event.runId, 'reins.resumed': true },
+    });
+  }
+
+  /**
+   * A `reins.run` span: the child of the caller's span when the run was started with one, else
+   * a root with the trace id chosen at admission (or the SDK's own).
+   */
+  #startRun(options: SpanOptions): Span {
+    const { traceId, traceIds, parent } = this.#choice;
+    if (parent !== undefined) {
+      const caller = trace.setSpanContext(context.active(), {
+        traceId: parent.traceId,
+        spanId: parent.spanId,
+        traceFlags: parent.sampled ? TraceFlags.SAMPLED : TraceFlags.NONE,
+        isRemote: true,
+      });
+      return this.#tracer.startSpan('reins.run', options, caller);
+    }
+    const start = (): Span => this.#tracer.startSpan('reins.run', options);
+    return traceId === undefined || traceIds === undefined ? start() : traceIds.withTraceId(traceId, start);
   }
 
   /**

@@ -36,7 +36,11 @@ export async function watchRun(
   const base = env.logger.child({ runId: entry.runId, agent: entry.agent });
   // Lines about the run carry its trace id (and its run span's id once that has started here).
   let log = entry.traceId === undefined ? base : base.child({ trace_id: entry.traceId });
-  const spans = new RunSpans(env.tracer, { traceId: entry.traceId, traceIds: env.traceIds });
+  const spans = new RunSpans(env.tracer, {
+    traceId: entry.traceId,
+    traceIds: env.traceIds,
+    parent: entry.traceParent,
+  });
   let spanned = false;
   // act id → tool name, for the observe events (they carry the act id, not the tool).
   const tools = new Map<string, string>();

@@ -49,6 +49,9 @@ export const USAGE = `Usage: reins run --query "..." [--agent react | plan] [--m
                    $REINS_DATA_DIR/conversations (default ./.reins/conversations), for 30 days.
   --json           print the run record as JSON instead of the live trace
 
+Traces: with OTEL_EXPORTER_OTLP_ENDPOINT (or OTEL_TRACES_EXPORTER) set, the run's spans are
+exported over OTLP/HTTP (this needs the @reins/server package) and the run line shows its trace id.
+
 A plan run that needs an answer asks on stdin when stdin is a terminal (type the answer or a
 candidate's number); otherwise it prints the question and exits with status 5.
 

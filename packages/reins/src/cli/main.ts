@@ -5,6 +5,7 @@ import { runPlanAgent } from '../plan/run-plan.js';
 import type { PendingQuestion } from '../plan/clarify.js';
 import { TOOLS_USAGE, USAGE, UsageError, parseCli, type RunCommand } from './args.js';
 import { chooseCliModel, type Chosen } from './choose-model.js';
+import { isTracingFailure, startCliTracing, type CliTracedRun } from './cli-tracing.js';
 import { exampleTools } from './example-tools.js';
 import { formatEvent } from './print-event.js';
 import { conversationContext } from '../store/conversation-context.js';
@@ -74,10 +75,30 @@ export async function main(
   return run(command, io, env);
 }
 
+/** The run, traced when the `OTEL_*` settings ask for it: its spans are sent before the CLI exits. */
 async function run(
   command: RunCommand,
   io: CliIo,
   env: Readonly<Record<string, string | undefined>>,
+): Promise<number> {
+  const tracing = await startCliTracing(env, (message) => io.err(`${message}\n`));
+  if (isTracingFailure(tracing)) {
+    io.err(`reins: ${tracing.code}: ${tracing.message}\n`);
+    return 2;
+  }
+  if (tracing.enabled) io.err(`${tracing.describe}\n`);
+  try {
+    return await runModel(command, io, env, tracing.traceRun());
+  } finally {
+    await tracing.shutdown(); // also when the run failed or threw: what was traced is sent
+  }
+}
+
+async function runModel(
+  command: RunCommand,
+  io: CliIo,
+  env: Readonly<Record<string, string | undefined>>,
+  traced: CliTracedRun,
 ): Promise<number> {
   let chosen: Chosen;
   try {
@@ -88,7 +109,7 @@ async function run(
     return 2;
   }
   try {
-    return await runWith(chosen.model, command, io, env);
+    return await runWith(chosen.model, command, io, env, traced);
   } finally {
     await chosen.close?.();
   }
@@ -99,6 +120,7 @@ async function runWith(
   command: RunCommand,
   io: CliIo,
   env: Readonly<Record<string, string | undefined>>,
+  traced: CliTracedRun,
 ): Promise<number> {
   const controller = new AbortController();
   const conversation =
@@ -127,6 +149,25 @@ async function runWith(
     io.err(`reins: INVALID_PARAMETER: ${thrown.message}\n`);
     return 2;
   }
+  try {
+    return await follow(agentRun, controller, command, io, conversation, traced);
+  } finally {
+    // The spans come from the log, with its times: built once the CLI is done with the run.
+    for (const event of agentRun.events) traced.observe(event);
+    traced.finish(agentRun.events.at(-1)?.at ?? Date.now()); // a run left paused: its spans end here
+  }
+}
+
+/** Prints the run as it goes (or its record), asks on stdin when it waits for an answer, returns the exit status. */
+async function follow(
+  agentRun: AgentRun,
+  controller: AbortController,
+  command: RunCommand,
+  io: CliIo,
+  conversation: Conversation | undefined,
+  traced: CliTracedRun,
+): Promise<number> {
+  const { traceId } = traced;
   const onSigint = (): void => controller.abort();
   process.once('SIGINT', onSigint);
   let from = 0;
@@ -134,7 +175,8 @@ async function runWith(
     if (!command.json) {
       for await (const event of agentRun.follow(from)) {
         const line = formatEvent(event);
-        if (line !== undefined) io.out(`${line}\n`);
+        const trace = event.type === 'start' && traceId !== undefined ? ` · trace ${traceId}` : '';
+        if (line !== undefined) io.out(`${line}${trace}\n`);
       }
     }
     const record = await agentRun.result;
@@ -164,7 +206,9 @@ async function runWith(
         `conversation ${conversation.id}: ${conversation.turns + 1} turn(s); continue with --conversation ${conversation.id}\n`,
       );
     }
-    if (command.json) io.out(`${JSON.stringify(record, null, 2)}\n`);
+    // Traced: the record says in which trace, as the server's does.
+    const shown = traceId === undefined ? record : { ...record, trace_id: traceId };
+    if (command.json) io.out(`${JSON.stringify(shown, null, 2)}\n`);
     return EXIT[record.status];
   }
 }
@@ -173,7 +217,17 @@ const CLI_USER = 'cli';
 const CONVERSATION_TTL_MS = 30 * 86_400_000;
 
 /** The CLI's conversation: its earlier turns as context, and how to add this run's turn. */
-async function openConversation(id: string, env: Readonly<Record<string, string | undefined>>) {
+interface Conversation {
+  readonly id: string;
+  readonly turns: number;
+  readonly context: string | undefined;
+  remember(turn: ConversationTurn): Promise<unknown>;
+}
+
+async function openConversation(
+  id: string,
+  env: Readonly<Record<string, string | undefined>>,
+): Promise<Conversation> {
   const [{ fileConversationStore }, { join }] = await Promise.all([
     import('../node/file-conversation-store.js'),
     import('node:path'),

@@ -6,6 +6,7 @@ import { checkBodyText } from '../refuse-bad-text.js';
 import { applyRunOptions, readRunOptions, type RunOptions } from '../run-options.js';
 import { liveState, runSummary, stoppedRecord } from '../run-summary.js';
 import { launchRun, runBudget, type RunRequest } from '../launch-run.js';
+import { formatTraceParent, readTraceParent } from '../trace-parent.js';
 import type { LimitCode } from '../quota.js';
 import type { RunEntry } from '../run-registry.js';
 import { readConversationId } from '../conversations.js';
@@ -71,8 +72,11 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
                 { runId, query: input, at: s.deps.now() },
                 named === undefined,
               );
-        // Traced: the trace id is chosen now, stored with the run (its spans keep it across restarts).
-        const traceId = s.watch.traceIds?.newTraceId();
+        // Traced: the trace id is chosen now, stored with the run (its spans keep it across restarts):
+        // the caller's, when its `traceparent` names its span (a malformed one is ignored).
+        const parent = readTraceParent(c.req.header('traceparent'));
+        const traceId =
+          s.watch.traceIds === undefined ? undefined : (parent?.traceId ?? s.watch.traceIds.newTraceId());
         const request: RunRequest = {
           agent,
           query: input,
@@ -81,6 +85,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
           conversationId,
           context,
           ...(traceId === undefined ? {} : { traceId }),
+          ...(parent === undefined ? {} : { traceParent: formatTraceParent(parent) }),
         };
         await s.durable?.create(runId, request, s.deps.now());
         // Shared mode: a worker takes it from the queue (and takes its hold over, by run id).
