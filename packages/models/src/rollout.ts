@@ -125,7 +125,13 @@ export function gradualRollout(options: RolloutOptions): Rollout {
         arms[side].see(event);
         if (event.type !== 'step' || event.phase !== 'reason') continue;
         const step = { arm: side, model: event.model, durationMs: event.durationMs };
-        for (const listener of stepListeners) listener(step);
+        for (const listener of stepListeners) {
+          try {
+            listener(step);
+          } catch {
+            // A listener's failure (a metric refusing a value) must not stop the counting.
+          }
+        }
       }
       sides.delete(run.runId);
       judge();

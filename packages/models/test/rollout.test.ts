@@ -114,9 +114,14 @@ describe('gradual rollout', () => {
       assign: (key) => (key === 'c' ? 0 : 0.99),
     });
     const steps: { arm: string; model: string }[] = [];
+    const durations: number[] = [];
     const stop = rollout.onStep(({ arm, model, durationMs }) => {
-      expect(durationMs).toBeGreaterThanOrEqual(0);
+      durations.push(durationMs);
       steps.push({ arm, model });
+    });
+    // A listener that throws (a metric refusing a value) neither stops the others nor the counting.
+    rollout.onStep(() => {
+      throw new Error('refused');
     });
     for (const runId of ['c', 's', 's'])
       await rollout.observe(runAgent({ query: 'q', model: rollout.model, tools: [], runId }));
@@ -125,6 +130,8 @@ describe('gradual rollout', () => {
       { arm: 'stable', model: 'stable' },
       { arm: 'stable', model: 'stable' },
     ]);
+    for (const ms of durations) expect(ms).toBeGreaterThanOrEqual(0);
+    expect(rollout.stats().arms.stable.runs + rollout.stats().arms.candidate.runs).toBe(3);
     stop();
     await rollout.observe(runAgent({ query: 'q', model: rollout.model, tools: [], runId: 'c2' }));
     expect(steps).toHaveLength(3);

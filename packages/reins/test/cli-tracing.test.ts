@@ -32,6 +32,16 @@ describe('startCliTracing', () => {
     expect(tracing.traceRun().traceId).toBeUndefined();
   });
 
+  it.each([
+    { OTEL_TRACES_EXPORTER: 'none', OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:4318' },
+    { OTEL_SDK_DISABLED: 'TRUE', OTEL_TRACES_EXPORTER: 'otlp' },
+  ])('loads nothing when traces are turned off explicitly (%j), even without the package', async (env) => {
+    const { load, loads } = counted(() => Promise.reject(new Error("Cannot find package '@reins/server'")));
+    const tracing = await startCliTracing(env, quiet, load);
+    expect(loads).toEqual([]);
+    expect(isTracingFailure(tracing) ? tracing : tracing.enabled).toBe(false);
+  });
+
   it.each(['OTEL_TRACES_EXPORTER', 'OTEL_EXPORTER_OTLP_ENDPOINT', 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'])(
     '%s asks for traces: the package missing is a failure with a code, naming the setting',
     async (name) => {

@@ -13,6 +13,12 @@ describe('maskPiiText', () => {
     ['office 010-12345678', 'office ***-****5678'],
     ['shop (0755) 1234567', 'shop (****) ***4567'],
     ['us (415) 555-2671 or 415-555-2671', 'us (***) ***-2671 or ***-***-2671'],
+    // Numbers written straight after letters are still numbers; only a UUID's groups are not.
+    ['wx13812345678 card4111111111111111', 'wx*******5678 card************1111'],
+    [
+      'act 0aaefe4d-ff32-4810-a571-945023680387: call 13812345678',
+      'act 0aaefe4d-ff32-4810-a571-945023680387: call *******5678',
+    ],
   ])('masks %j', (input, expected) => {
     expect(maskPiiText(input)).toBe(expected);
   });
@@ -25,8 +31,7 @@ describe('maskPiiText', () => {
     // A UUID's groups are not a card or a mobile, even when their digits pass the Luhn check
     // (this act id was masked once, so a kept prompt differed from the one sent).
     'act 0aaefe4d-ff32-4810-a571-945023680387',
-    'act 0aaefe4d-ff32-4810-a571-13812345678a',
-    'ref a13812345678 and 4111111111111111x',
+    'act 0aaefe4d-ff32-4810-a571-138123456789 and 0aaefe4d-ff32-4810-a571-4111111111111111',
   ])('leaves %j alone', (text) => {
     expect(maskPiiText(text)).toBe(text);
   });

@@ -3,9 +3,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { act } from './helpers.js';
-import { otlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { cleanupAfterEach, receiverClosedBy, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
 // Issue 18 item 3 for `reins run`: with the standard OTEL_* variables the CLI exports its run,
 // step, model and tool spans (the optional `@reins/server/tracing`, loaded at run time), sends
@@ -14,16 +14,8 @@ import { otlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-recei
 const root = fileURLToPath(new URL('../../../', import.meta.url));
 const BIN = join(root, 'packages/reins/bin/reins.js');
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(): Promise<OtlpReceiver> {
-  const r = await otlpReceiver();
-  cleanups.push(() => r.close());
-  return r;
-}
+const defer = cleanupAfterEach();
+const receiver = (): Promise<OtlpReceiver> => receiverClosedBy(defer);
 
 /** `reins run` as the user runs it (the compiled bin), with only `env` set (no OTEL_* of the host). */
 function reins(

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { memoryRunStore, type RunStore } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { startTracingFromEnv, type Tracing } from '../src/index.js';
@@ -13,31 +13,23 @@ import {
   start,
   type Started,
 } from './helpers.js';
-import { otlpReceiver, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
+import { cleanupAfterEach, receiverClosedBy, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
 // Issue 18 item 3: with the standard OTEL_* variables the run, step, model and tool spans leave
 // the process over OTLP/HTTP; the trace id is in the run record and in the log lines.
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(): Promise<OtlpReceiver> {
-  const r = await otlpReceiver();
-  cleanups.push(() => r.close());
-  return r;
-}
+const defer = cleanupAfterEach();
+const receiver = (): Promise<OtlpReceiver> => receiverClosedBy(defer);
 
 async function tracing(env: Record<string, string>): Promise<Tracing> {
   const t = await startTracingFromEnv(env);
-  cleanups.push(() => t.shutdown());
+  defer(() => t.shutdown());
   return t;
 }
 
 async function server(options: Parameters<typeof start>[0]): Promise<Started> {
   const s = await start(options);
-  cleanups.push(() => s.close());
+  defer(() => s.close());
   return s;
 }
 
@@ -194,7 +186,7 @@ describe('traces exported over OTLP/HTTP to a receiver started by the test', () 
       { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.endpoint}/wrong/path?token=secret` },
       { onExportError: (message) => reports.push(message) },
     );
-    cleanups.push(() => traced.shutdown());
+    defer(() => traced.shutdown());
     const s = await server({ agents: { calc: addAgent() }, ...traced.serverOptions });
     const { body } = await postJson(`${s.url}/v1/runs`, { agent: 'calc', input: 'add' }, as('a'));
     expect(body.record).toMatchObject({ status: 'success' });

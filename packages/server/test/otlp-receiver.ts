@@ -1,5 +1,6 @@
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { afterEach } from 'vitest';
 
 /** One span as OTLP/HTTP JSON carries it (ids in hex), with its attributes flattened. */
 export interface ReceivedSpan {
@@ -94,4 +95,22 @@ export async function otlpReceiver(): Promise<OtlpReceiver> {
     requests,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
+}
+
+/** A test file's cleanups, run after each test, newest first: returns what adds one. */
+export function cleanupAfterEach(): (cleanup: () => Promise<void>) => void {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return (cleanup) => {
+    cleanups.push(cleanup);
+  };
+}
+
+/** A receiver that `defer` closes after the test. */
+export async function receiverClosedBy(defer: (cleanup: () => Promise<void>) => void): Promise<OtlpReceiver> {
+  const receiver = await otlpReceiver();
+  defer(() => receiver.close());
+  return receiver;
 }

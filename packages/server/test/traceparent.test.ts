@@ -1,10 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { memoryRunStore, type RunStore } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { startTracingFromEnv, type Tracing } from '../src/index.js';
 import { formatTraceParent, readTraceParent } from '../src/trace-parent.js';
 import { act, as, countingAdd, final, orderTool, postJson, start, type Started } from './helpers.js';
-import { otlpReceiver, type OtlpReceiver } from './otlp-receiver.js';
+import { cleanupAfterEach, receiverClosedBy, type OtlpReceiver } from './otlp-receiver.js';
 
 // Issue 18 item 3: a caller's W3C `traceparent` on POST /v1/runs makes the run span its child,
 // in its trace; a malformed one is ignored (the run starts a trace of its own).
@@ -45,26 +45,18 @@ describe('readTraceParent (W3C Trace Context)', () => {
   });
 });
 
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function receiver(): Promise<OtlpReceiver> {
-  const r = await otlpReceiver();
-  cleanups.push(() => r.close());
-  return r;
-}
+const defer = cleanupAfterEach();
+const receiver = (): Promise<OtlpReceiver> => receiverClosedBy(defer);
 
 async function tracing(otlp: OtlpReceiver): Promise<Tracing> {
   const t = await startTracingFromEnv({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint });
-  cleanups.push(() => t.shutdown());
+  defer(() => t.shutdown());
   return t;
 }
 
 async function server(options: Parameters<typeof start>[0]): Promise<Started> {
   const s = await start(options);
-  cleanups.push(() => s.close());
+  defer(() => s.close());
   return s;
 }
 
@@ -178,7 +170,7 @@ describe('POST /v1/runs with a traceparent header', () => {
 
     const second = await tracing(otlp);
     const two = await boot(second, script.slice(1));
-    cleanups.push(() => two.close());
+    defer(() => two.close());
     const approval = (paused.body.events as { type: string; actId?: string; inputHash?: string }[]).find(
       (e) => e.type === 'approval',
     );

@@ -8,7 +8,6 @@ export {
   CODEC_VERSION,
   CODEC_VERSION_WITH_TEXTS,
   PromptTexts,
-  MissingTextError,
   MIN_INTERNED_CHARS,
   encodeEvent,
   decodeEvent,

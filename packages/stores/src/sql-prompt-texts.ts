@@ -1,18 +1,28 @@
 import { PromptTexts } from './codec/index.js';
 import type { PgQueryable } from './pg-blob-store.js';
 
+/** How often a process refreshes a text's `used_at` while it keeps using it. */
+const REFRESH_MS = 3_600_000;
 /**
- * The run codec's texts kept in a table (`run_texts`): a text is written once (by whichever
- * instance meets it first), before the first body that refers to it; a body read back has
- * its texts fetched first. Both are remembered by the process, so a run of a known agent
- * costs no statement for them.
+ * A text is swept when no remaining run is older than its last use by this much: its
+ * `used_at` lags its last use by at most two refresh periods (a process's own, and the
+ * statement's). See `sweepTexts`.
+ */
+const SWEEP_MARGIN_MS = 3 * REFRESH_MS;
+
+/**
+ * The run codec's texts kept in a table (`run_texts`: hash, the text's JSON form, last use):
+ * a text is written by whichever instance meets it first, before the first body that refers
+ * to it, and its `used_at` refreshed about hourly while runs use it; a body read back has its
+ * texts fetched first. Both are remembered by the process, so a run of a known agent costs
+ * no statement for them.
  */
 export class SqlPromptTexts extends PromptTexts {
   readonly #db: PgQueryable;
   readonly #table: string;
   readonly #now: () => number;
-  /** Hashes known to be in the table (bounded: forgetting one costs one idempotent insert). */
-  readonly #written = new Set<string>();
+  /** When this process last wrote each text (bounded: forgetting one costs one idempotent upsert). */
+  readonly #written = new Map<string, number>();
   readonly #writing = new Map<string, Promise<void>>();
 
   constructor(db: PgQueryable, table: string, now: () => number = Date.now) {
@@ -22,15 +32,17 @@ export class SqlPromptTexts extends PromptTexts {
     this.#now = now;
   }
 
-  /** Writes the texts of `used` the table may not have yet (the encoder's `usedTexts`). */
+  /** Writes the texts of `used` (hash → JSON form, the encoder's `usedTexts`) the table may lack. */
   async store(used: ReadonlyMap<string, string>): Promise<void> {
     if (used.size === 0) return;
+    const now = this.#now();
     const waits: Promise<void>[] = [];
-    for (const [hash, text] of used) {
-      if (this.#written.has(hash)) continue;
+    for (const [hash, json] of used) {
+      const written = this.#written.get(hash);
+      if (written !== undefined && now - written < REFRESH_MS) continue;
       let writing = this.#writing.get(hash);
       if (writing === undefined) {
-        writing = this.#insert(hash, text).finally(() => this.#writing.delete(hash));
+        writing = this.#upsert(hash, json, now).finally(() => this.#writing.delete(hash));
         this.#writing.set(hash, writing);
       }
       waits.push(writing);
@@ -42,18 +54,36 @@ export class SqlPromptTexts extends PromptTexts {
   async fetchFor(bodies: readonly string[]): Promise<void> {
     const missing = this.missingIn(bodies);
     if (missing.length === 0) return;
-    const { rows } = await this.#db.query(`SELECT hash, text FROM ${this.#table} WHERE hash = ANY($1)`, [
-      missing,
-    ]);
-    for (const row of rows) this.hold(String(row['hash']), String(row['text']));
+    const { rows } = await this.#db.query(
+      `SELECT hash, text_json FROM ${this.#table} WHERE hash = ANY($1)`,
+      [missing],
+    );
+    for (const row of rows) this.hold(String(row['hash']), String(row['text_json']));
   }
 
-  async #insert(hash: string, text: string): Promise<void> {
+  /**
+   * Deletes the texts no remaining run can refer to: last used (`used_at`) more than the
+   * margin before the oldest run in `runs` was created. A run refers only to texts it used
+   * after it was created, and a text's `used_at` lags its last use by less than the margin.
+   */
+  async sweepTexts(runs: string): Promise<number> {
+    const { rows } = await this.#db.query(
+      `DELETE FROM ${this.#table}
+       WHERE used_at < (SELECT coalesce(min(created_at), $1) FROM ${runs}) - $2
+       RETURNING hash`,
+      [this.#now(), SWEEP_MARGIN_MS],
+    );
+    for (const row of rows) this.#written.delete(String(row['hash']));
+    return rows.length;
+  }
+
+  async #upsert(hash: string, json: string, now: number): Promise<void> {
     await this.#db.query(
-      `INSERT INTO ${this.#table} (hash, text, created_at) VALUES ($1, $2, $3) ON CONFLICT (hash) DO NOTHING`,
-      [hash, text, this.#now()],
+      `INSERT INTO ${this.#table} AS t (hash, text_json, used_at) VALUES ($1, $2, $3)
+       ON CONFLICT (hash) DO UPDATE SET used_at = excluded.used_at WHERE t.used_at < excluded.used_at - $4`,
+      [hash, json, now, REFRESH_MS],
     );
     if (this.#written.size >= 1024) this.#written.clear();
-    this.#written.add(hash);
+    this.#written.set(hash, now);
   }
 }

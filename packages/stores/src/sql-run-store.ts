@@ -189,6 +189,8 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
         [endedBefore],
       );
       for (const row of rows) writers.drop(String(row['run_id']));
+      // Then the texts no remaining run can refer to (`SqlPromptTexts.sweepTexts`).
+      await texts.sweepTexts(runs);
       return rows.length;
     },
     async deleteConversation(conversationId, ownerId) {

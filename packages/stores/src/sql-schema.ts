@@ -82,13 +82,14 @@ export async function ensureRunTables(db: PgQueryable, names: SqlNames): Promise
        bytes integer NOT NULL,
        PRIMARY KEY (run_id, seq)
      )`,
-    // Texts the bodies refer to by hash (codec version 2: kept prompts' system messages, one
-    // per agent configuration). Added within version 1 of the tables: a build without it
-    // refuses those bodies by their codec version.
+    // Texts the bodies refer to by hash (codec version 2: kept prompts' system messages met in
+    // more than one run), as their JSON string; swept with the runs (`SqlPromptTexts`). Added
+    // within version 1 of the tables: a build without it refuses those bodies by their codec
+    // version.
     `CREATE TABLE IF NOT EXISTS ${texts} (
        hash text PRIMARY KEY,
-       text text NOT NULL,
-       created_at double precision NOT NULL
+       text_json text NOT NULL,
+       used_at double precision NOT NULL
      )`,
   ]);
 }

@@ -44,38 +44,54 @@ const newRun = (runId: string) => ({
 });
 
 describe('the run codec with texts stored apart', () => {
-  it('writes a long system message as a reference in a version-2 body and reads it back exactly', () => {
+  it('keeps a long system message in the body in its first run, and refers to it from the second on (version-2 bodies), read back exactly', () => {
     const texts = new PromptTexts();
     const used = new Map<string, string>();
-    const body = new RunCodec(texts).encode(reason('c-1', 0, SYSTEM), used);
-    expect(JSON.parse(body).v).toBe(CODEC_VERSION_WITH_TEXTS);
-    expect(body).not.toContain('Tools: fridge_items');
-    expect([...used.values()]).toEqual([SYSTEM]);
-    expect(new RunCodec(texts).decode(body, 'c-1', 0)).toEqual(reason('c-1', 0, SYSTEM));
+    const first = new RunCodec(texts).encode(reason('c-1', 0, SYSTEM), used);
+    expect(JSON.parse(first).v).toBe(1);
+    expect(first).toContain('Tools: fridge_items');
+    expect(used.size).toBe(0);
+    const second = new RunCodec(texts).encode(reason('c-2', 0, SYSTEM), used);
+    expect(JSON.parse(second).v).toBe(CODEC_VERSION_WITH_TEXTS);
+    expect(second).not.toContain('Tools: fridge_items');
+    expect([...used.values()]).toEqual([JSON.stringify(SYSTEM)]);
+    expect(new RunCodec(texts).decode(first, 'c-1', 0)).toEqual(reason('c-1', 0, SYSTEM));
+    expect(new RunCodec(texts).decode(second, 'c-2', 0)).toEqual(reason('c-2', 0, SYSTEM));
   });
 
-  it('keeps a short system message in the body, and one that looks like a reference exact', () => {
+  it('keeps a text met in one run only in its bodies (a conversation’s context), however often the run sends it', () => {
     const texts = new PromptTexts();
-    const short = reason('c-2', 0, 'Be brief.');
-    const shortBody = new RunCodec(texts).encode(short);
-    expect(JSON.parse(shortBody).v).toBe(1);
+    const codec = new RunCodec(texts);
+    const own = `${SYSTEM}\nEarlier in this conversation: 今晚吃什么？`;
+    for (const seq of [0, 1, 2]) expect(JSON.parse(codec.encode(reason('c-own', seq, own))).v).toBe(1);
+  });
+
+  it('keeps a short system message in the body, and stores one that looks like a reference apart, exactly', () => {
+    const texts = new PromptTexts();
+    expect(JSON.parse(new RunCodec(texts).encode(reason('c-2', 0, 'Be brief.'))).v).toBe(1);
     const lookalike = reason('c-3', 0, `\u0000reins-text:${'0'.repeat(64)}`);
     const body = new RunCodec(texts).encode(lookalike);
+    expect(JSON.parse(body).v).toBe(CODEC_VERSION_WITH_TEXTS);
     expect(new RunCodec(texts).decode(body, 'c-3', 0)).toEqual(lookalike);
   });
 
-  it('refuses a body with a reference without texts to read it from (codec version), and an unknown reference', () => {
-    const body = new RunCodec(new PromptTexts()).encode(reason('c-4', 0, SYSTEM));
-    const refused = (() => {
+  it('refuses a body with a reference without texts to read it from (codec version), and an unknown reference (MALFORMED)', () => {
+    const writer = new PromptTexts();
+    new RunCodec(writer).encode(reason('c-4', 0, SYSTEM));
+    const body = new RunCodec(writer).encode(reason('c-5', 0, SYSTEM));
+    const error = (read: () => unknown): unknown => {
       try {
-        new RunCodec().decode(body, 'c-4', 0);
-      } catch (error) {
-        return error;
+        read();
+      } catch (caught) {
+        return caught;
       }
-    })();
+    };
+    const refused = error(() => new RunCodec().decode(body, 'c-5', 0));
     expect(refused).toBeInstanceOf(StoredEventError);
     expect((refused as StoredEventError).code).toBe('CODEC_VERSION');
-    expect(() => new RunCodec(new PromptTexts()).decode(body, 'c-4', 0)).toThrow(/not found/);
+    const unknown = error(() => new RunCodec(new PromptTexts()).decode(body, 'c-5', 0));
+    expect(unknown).toBeInstanceOf(StoredEventError);
+    expect((unknown as StoredEventError).code).toBe('MALFORMED');
   });
 });
 
@@ -83,7 +99,7 @@ for (const [name, openDatabase] of [
   ['PGlite', openPglite],
   ['PostgreSQL', openPostgres],
 ] as const) {
-  describe(`sqlRunStore keeps each system prompt once, on ${name}`, () => {
+  describe(`sqlRunStore keeps each shared system prompt once, on ${name}`, () => {
     let database: TestDatabase;
     let schema: string;
     beforeAll(async () => {
@@ -94,7 +110,7 @@ for (const [name, openDatabase] of [
       await database.close();
     });
 
-    it('stores two runs’ system prompts as two rows, not in the bodies; a fresh process reads them back exactly', async () => {
+    it('stores the system prompts runs share as one row each, written once; a fresh process reads them back exactly', async () => {
       const statements: string[] = [];
       const counting: PgQueryable = {
         query: (text, values) => {
@@ -103,15 +119,17 @@ for (const [name, openDatabase] of [
         },
       };
       const store = await sqlRunStore(counting, { schema });
-      for (const runId of ['t-1', 't-2']) {
+      for (const runId of ['t-1', 't-2', 't-3']) {
         await store.create(newRun(runId));
         await store.append(runId, [reason(runId, 0, SYSTEM), reason(runId, 1, LAST_STEP)]);
       }
       // Each text is written once by this process, however many runs send it.
-      expect(statements.filter((s) => s.includes('run_texts') && s.startsWith('INSERT'))).toHaveLength(2);
-      const { rows } = await database.db.query(`SELECT text FROM ${schema}.reins_run_texts ORDER BY text`);
-      expect(rows.map((r) => r['text'])).toEqual([SYSTEM, LAST_STEP].sort());
-      const { rows: bodies } = await database.db.query(`SELECT body FROM ${schema}.reins_run_events`);
+      expect(statements.filter((s) => s.includes('run_texts') && s.includes('INSERT'))).toHaveLength(2);
+      const { rows } = await database.db.query(`SELECT text_json FROM ${schema}.reins_run_texts`);
+      expect(rows.map((r) => JSON.parse(String(r['text_json']))).sort()).toEqual([SYSTEM, LAST_STEP].sort());
+      const { rows: bodies } = await database.db.query(
+        `SELECT run_id, body FROM ${schema}.reins_run_events WHERE run_id IN ('t-2', 't-3')`,
+      );
       for (const row of bodies) expect(String(row['body'])).not.toContain('Tools: fridge_items');
 
       const restarted = await sqlRunStore(database.db, { schema });
@@ -123,14 +141,59 @@ for (const [name, openDatabase] of [
       expect(again?.events.at(-1)).toEqual(reason('t-2', 2, SYSTEM));
     });
 
+    it('gives back a shared text with a NUL, a lone surrogate or a reference look-alike exactly (kept as JSON)', async () => {
+      const { schema: own } = await database.fresh();
+      const odd = [`${SYSTEM}\u0000nul`, `${SYSTEM}\ud83dhalf`, `\u0000reins-text:${'a'.repeat(64)}`];
+      const store = await sqlRunStore(database.db, { schema: own });
+      for (const runId of ['o-1', 'o-2']) {
+        await store.create(newRun(runId));
+        await store.append(
+          runId,
+          odd.map((system, seq) => reason(runId, seq, system)),
+        );
+      }
+      const fresh = await sqlRunStore(database.db, { schema: own });
+      for (const runId of ['o-1', 'o-2'])
+        expect((await fresh.load(runId))?.events).toEqual(
+          odd.map((system, seq) => reason(runId, seq, system)),
+        );
+    });
+
     it('a run whose text row is gone does not load, with a code (nothing is shown in its place)', async () => {
       const { schema: own } = await database.fresh();
       const store = await sqlRunStore(database.db, { schema: own });
-      await store.create(newRun('gone-1'));
-      await store.append('gone-1', [reason('gone-1', 0, SYSTEM)]);
+      for (const runId of ['gone-1', 'gone-2']) {
+        await store.create(newRun(runId));
+        await store.append(runId, [reason(runId, 0, SYSTEM)]);
+      }
       await database.db.query(`DELETE FROM ${own}.reins_run_texts`);
       const fresh = await sqlRunStore(database.db, { schema: own });
-      await expect(fresh.load('gone-1')).rejects.toMatchObject({ code: 'MALFORMED' });
+      expect((await fresh.load('gone-1'))?.events).toEqual([reason('gone-1', 0, SYSTEM)]); // kept in its body
+      await expect(fresh.load('gone-2')).rejects.toMatchObject({ code: 'MALFORMED' });
+    });
+
+    it('sweeps a text once no remaining run is older than its last use (with a margin), never one a run may refer to', async () => {
+      const { schema: own } = await database.fresh();
+      const store = await sqlRunStore(database.db, { schema: own });
+      const now = Date.now();
+      const hour = 3_600_000;
+      for (const runId of ['s-1', 's-2']) {
+        await store.create({ ...newRun(runId), createdAt: now });
+        await store.append(runId, [reason(runId, 0, SYSTEM)]);
+      }
+      // Four hours pass without a use; an unfinished run started five hours ago may still refer to it.
+      await database.db.query(`UPDATE ${own}.reins_run_texts SET used_at = used_at - $1`, [4 * hour]);
+      await store.create({ ...newRun('s-old'), createdAt: now - 5 * hour });
+      await database.db.query(`UPDATE ${own}.reins_runs SET status = 'success' WHERE run_id <> 's-old'`);
+      const texts = async () =>
+        Number(
+          (await database.db.query(`SELECT count(*)::int AS n FROM ${own}.reins_run_texts`)).rows[0]?.['n'],
+        );
+      expect(await store.sweep(now + 1)).toBe(2);
+      expect(await texts()).toBe(1);
+      await database.db.query(`UPDATE ${own}.reins_runs SET status = 'success'`);
+      expect(await store.sweep(now + 1)).toBe(1);
+      expect(await texts()).toBe(0);
     });
   });
 }

@@ -57,7 +57,7 @@ export async function startCliTracing(
   load: () => Promise<unknown> = loadTracingPackage,
 ): Promise<CliTracing | CliTracingFailure> {
   const asking = TURNING_ON.find((name) => (env[name]?.trim() ?? '') !== '');
-  if (asking === undefined) return OFF;
+  if (asking === undefined || tracesTurnedOff(env)) return OFF;
   let tracing: TracingPackage;
   try {
     tracing = (await load()) as TracingPackage;
@@ -85,4 +85,12 @@ function loadTracingPackage(): Promise<unknown> {
 
 export function isTracingFailure(value: CliTracing | CliTracingFailure): value is CliTracingFailure {
   return 'code' in value;
+}
+
+/** Traces explicitly off (the OpenTelemetry spec's settings): nothing to load, whatever else is set. */
+function tracesTurnedOff(env: Env): boolean {
+  return (
+    env['OTEL_SDK_DISABLED']?.trim().toLowerCase() === 'true' ||
+    env['OTEL_TRACES_EXPORTER']?.trim().toLowerCase() === 'none'
+  );
 }

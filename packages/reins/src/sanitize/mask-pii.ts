@@ -10,18 +10,30 @@
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
 const RESIDENT_ID =
   /(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g;
-// Card and mobile numbers stand alone: digits inside a word (a UUID's hex groups, an id like
-// `a571-945023680387`) are not one, even when they happen to pass the Luhn check.
-const CARD = /(?<![\dA-Za-z-])\d(?:[ -]?\d){12,18}(?![\dA-Za-z-])/g;
-const CN_MOBILE = /(?<![\dA-Za-z+])(?:(?:\+|00)86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?![\dA-Za-z])/g;
+const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+const CN_MOBILE = /(?<![\d+])(?:(?:\+|00)86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?!\d)/g;
 const INTL_PHONE = /(?<![\d+])\+\d{1,3}[ -]?(?:\(?\d{1,4}\)?[ -]?){2,4}\d{2,4}(?!\d)/g;
 // Landlines written with an area code: 010-12345678, (0755) 1234567, (415) 555-2671, 415-555-2671.
 const LANDLINE =
   /(?<![\d-])(?:0\d{2,3}-\d{7,8}|\(0\d{2,3}\) ?\d{7,8}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})(?![\d-])/g;
 
+// A UUID (an act or run id) is never personal data, but its hex groups can look like a card
+// number that passes the Luhn check (`…-a571-945023680387`): it is left as it is.
+const UUID = /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/g;
+
 export function maskPiiText(text: string): string {
   // Fast path: nothing to mask without an @ or a run of digits.
   if (!MAY_HOLD_PII.test(text)) return text;
+  let masked = '';
+  let from = 0;
+  for (const uuid of text.matchAll(UUID)) {
+    masked += maskOutsideUuids(text.slice(from, uuid.index)) + uuid[0];
+    from = uuid.index + uuid[0].length;
+  }
+  return from === 0 ? maskOutsideUuids(text) : masked + maskOutsideUuids(text.slice(from));
+}
+
+function maskOutsideUuids(text: string): string {
   return text
     .replace(EMAIL, maskEmail)
     .replace(RESIDENT_ID, (id) => keepLast(id, 4))

@@ -3,7 +3,7 @@ import type { RunEvent } from 'reins';
 import type { RunCodec } from './run-codec.js';
 
 export { RunCodec, StoredEventError, CODEC_VERSION, CODEC_VERSION_WITH_TEXTS } from './run-codec.js';
-export { PromptTexts, MissingTextError, MIN_INTERNED_CHARS } from './prompt-texts.js';
+export { PromptTexts, MIN_INTERNED_CHARS } from './prompt-texts.js';
 
 /** The stored body of the run's next event; advances `state` (a `RunCodec` per run). */
 export const encodeEvent = (state: RunCodec, event: RunEvent): string => state.encode(event);

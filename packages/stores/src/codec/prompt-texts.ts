@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { isObject, setKey, type Json, type JsonObject } from './json.js';
+import { StoredEventError } from './run-codec.js';
 
 /**
  * A kept prompt's system message at least this long is stored once, by hash, not in every run
@@ -12,60 +13,64 @@ const REF_PREFIX = '\u0000reins-text:';
 const REF = /^\u0000reins-text:([0-9a-f]{64})$/;
 /** A reference as a body's JSON text writes it (`\u0000` escaped). */
 const REF_IN_BODY = /\\u0000reins-text:([0-9a-f]{64})/g;
-/** How many texts (and their hashes) a process holds; there is one per agent configuration. */
+/** How many texts (and their hashes, and where they were first met) a process holds. */
 const MAX_HELD = 256;
 
 /**
  * Texts the run codec stores apart from the events (`RunCodec` with `texts`): the system
  * messages of kept prompts (the prompt debugger, issue 18.5), the same in every run of an
- * agent. `intern` is what the codec calls on the way in, `expand` on the way out; where the
- * texts are kept is the owner's business (`SqlPromptTexts`: a table; `stored()` for tests).
+ * agent. Only a text met in two runs is stored apart: one that holds a conversation's
+ * context (the server appends it to the instructions) stays in its run's bodies and goes
+ * with the run. `intern` is what the codec calls on the way in, `expand` on the way out;
+ * where the texts are kept is the owner's business (`SqlPromptTexts`: a table).
+ *
+ * A text is kept, and hashed, as its JSON string (`JSON.stringify`: well-formed Unicode, NUL
+ * escaped), so a database `text` column holds it exactly, whatever the model wrote.
  */
 export class PromptTexts {
-  readonly #hashes = new Map<string, string>();
-  readonly #texts = new Map<string, string>();
+  /** Each long text's JSON form and hash, by the text (the same string object run after run). */
+  readonly #forms = new Map<string, { readonly json: string; readonly hash: string }>();
+  /** Texts met in one run so far: the run, by hash. */
+  readonly #firstRun = new Map<string, string>();
+  /** Texts stored apart (met in two runs, or read back), by hash: their JSON form. */
+  readonly #shared = new Map<string, string>();
 
   /**
-   * `event` with each long system message of its kept prompt replaced by a reference, the
-   * texts it refers to added to `used` (by hash); the same object when nothing was replaced.
-   * A system message that happens to look like a reference is stored apart too, so `expand`
-   * gives back exactly what came in.
+   * `event` with each long system message of its kept prompt met in another run before
+   * replaced by a reference, the texts it refers to added to `used` (hash → JSON form); the
+   * same object when nothing was replaced. A system message that happens to look like a
+   * reference is always stored apart, so `expand` gives back exactly what came in.
    */
   intern(event: JsonObject, used: Map<string, string>): JsonObject {
-    const prompt = event['prompt'];
-    if (!isObject(prompt) || !Array.isArray(prompt['parts'])) return event;
-    const parts = prompt['parts'];
-    let copy: Json[] | undefined;
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i] as Json;
-      const content = isObject(part) && part['role'] === 'system' ? part['content'] : undefined;
-      if (typeof content !== 'string') continue;
-      if (content.length < MIN_INTERNED_CHARS && !content.startsWith(REF_PREFIX)) continue;
-      const hash = this.#hashOf(content);
-      used.set(hash, content);
-      copy ??= parts.slice();
-      copy[i] = withContent(part as JsonObject, REF_PREFIX + hash);
-    }
-    return copy === undefined ? event : withPrompt(event, { ...prompt, parts: copy });
+    const runId = typeof event['runId'] === 'string' ? event['runId'] : '';
+    return withSystemContents(event, (content) => {
+      const lookalike = content.startsWith(REF_PREFIX);
+      if (content.length < MIN_INTERNED_CHARS && !lookalike) return undefined;
+      const { json, hash } = this.#formOf(content);
+      if (!this.#shared.has(hash)) {
+        const first = this.#firstRun.get(hash);
+        if (!lookalike && (first === undefined || first === runId)) {
+          if (first === undefined) remember(this.#firstRun, hash, runId);
+          return undefined;
+        }
+        this.#firstRun.delete(hash);
+        remember(this.#shared, hash, json);
+      }
+      used.set(hash, json);
+      return REF_PREFIX + hash;
+    });
   }
 
   /** `event` with its references replaced by their texts (the same object when it has none). */
   expand(event: JsonObject, where: string): JsonObject {
-    const prompt = event['prompt'];
-    if (!isObject(prompt) || !Array.isArray(prompt['parts'])) return event;
-    const parts = prompt['parts'];
-    let copy: Json[] | undefined;
-    for (let i = 0; i < parts.length; i++) {
-      const part = parts[i] as Json;
-      const content = isObject(part) && part['role'] === 'system' ? part['content'] : undefined;
-      const hash = typeof content === 'string' ? REF.exec(content)?.[1] : undefined;
-      if (hash === undefined) continue;
-      const text = this.#texts.get(hash);
-      if (text === undefined) throw new MissingTextError(`${where} refers to stored text ${hash}, not found`);
-      copy ??= parts.slice();
-      copy[i] = withContent(part as JsonObject, text);
-    }
-    return copy === undefined ? event : withPrompt(event, { ...prompt, parts: copy });
+    return withSystemContents(event, (content) => {
+      const hash = REF.exec(content)?.[1];
+      if (hash === undefined) return undefined;
+      const json = this.#shared.get(hash);
+      if (json === undefined)
+        throw new StoredEventError('MALFORMED', `${where} refers to stored text ${hash}, not found`);
+      return JSON.parse(json) as string;
+    });
   }
 
   /** The hashes the bodies refer to whose texts this process does not hold. */
@@ -75,35 +80,27 @@ export class PromptTexts {
       if (!body.includes('reins-text:')) continue;
       for (const match of body.matchAll(REF_IN_BODY)) {
         const hash = match[1] as string;
-        if (!this.#texts.has(hash)) missing.add(hash);
+        if (!this.#shared.has(hash)) missing.add(hash);
       }
     }
     return [...missing];
   }
 
-  /** Holds a text read back from where the texts are kept, after checking it against its hash. */
-  hold(hash: string, text: string): void {
-    if (sha256(text) !== hash) throw new MissingTextError(`stored text ${hash} does not match its hash`);
-    remember(this.#texts, hash, text);
+  /** Holds a text read back from where the texts are kept (its JSON form), after checking its hash. */
+  hold(hash: string, json: string): void {
+    if (sha256(json) !== hash)
+      throw new StoredEventError('MALFORMED', `stored text ${hash} does not match its hash`);
+    remember(this.#shared, hash, json);
   }
 
-  #hashOf(text: string): string {
-    let hash = this.#hashes.get(text);
-    if (hash === undefined) {
-      hash = sha256(text);
-      remember(this.#hashes, text, hash);
+  #formOf(text: string): { readonly json: string; readonly hash: string } {
+    let form = this.#forms.get(text);
+    if (form === undefined) {
+      const json = JSON.stringify(text);
+      form = { json, hash: sha256(json) };
+      remember(this.#forms, text, form);
     }
-    remember(this.#texts, hash, text);
-    return hash;
-  }
-}
-
-/** A stored body refers to a text that is not where the texts are kept, or not as it was. */
-export class MissingTextError extends Error {
-  readonly code = 'MALFORMED';
-  constructor(message: string) {
-    super(message);
-    this.name = 'MissingTextError';
+    return form;
   }
 }
 
@@ -115,6 +112,26 @@ function remember<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.has(key)) return;
   if (map.size >= MAX_HELD) map.delete(map.keys().next().value as K);
   map.set(key, value);
+}
+
+/**
+ * `event` with the content of each system message of its kept prompt (`prompt.parts`) replaced
+ * by what `replace` gives (`undefined`: kept), copied on write: the same object when none is.
+ */
+function withSystemContents(event: JsonObject, replace: (content: string) => string | undefined): JsonObject {
+  const prompt = event['prompt'];
+  if (!isObject(prompt) || !Array.isArray(prompt['parts'])) return event;
+  const parts = prompt['parts'];
+  let copy: Json[] | undefined;
+  for (let i = 0; i < parts.length; i++) {
+    const part = parts[i] as Json;
+    const content = isObject(part) && part['role'] === 'system' ? part['content'] : undefined;
+    const replaced = typeof content === 'string' ? replace(content) : undefined;
+    if (replaced === undefined) continue;
+    copy ??= parts.slice();
+    copy[i] = withContent(part as JsonObject, replaced);
+  }
+  return copy === undefined ? event : withPrompt(event, { ...prompt, parts: copy });
 }
 
 function withContent(part: JsonObject, content: string): JsonObject {

@@ -148,8 +148,9 @@ export class RunCodec {
   decode(body: string, runId: string, seq: number): RunEvent {
     // A copy: the state keeps its own values, whatever the caller does with the event.
     const event = JSON.parse(JSON.stringify(this.#decode(body, runId, seq))) as JsonObject;
-    const expanded =
-      this.#texts === undefined ? event : this.#texts.expand(event, `stored event ${runId}#${seq}`);
+    // Only a version-2 body refers to stored texts (`JSON.stringify` writes `v` first).
+    const withTexts = this.#texts !== undefined && body.startsWith(`{"v":${CODEC_VERSION_WITH_TEXTS},`);
+    const expanded = withTexts ? this.#texts.expand(event, `stored event ${runId}#${seq}`) : event;
     return expanded as unknown as RunEvent;
   }
 
