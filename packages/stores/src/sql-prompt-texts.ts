@@ -54,10 +54,9 @@ export class SqlPromptTexts extends PromptTexts {
   async fetchFor(bodies: readonly string[]): Promise<void> {
     const missing = this.missingIn(bodies);
     if (missing.length === 0) return;
-    const { rows } = await this.#db.query(
-      `SELECT hash, text_json FROM ${this.#table} WHERE hash = ANY($1)`,
-      [missing],
-    );
+    const { rows } = await this.#db.query(`SELECT hash, text_json FROM ${this.#table} WHERE hash = ANY($1)`, [
+      missing,
+    ]);
     for (const row of rows) this.hold(String(row['hash']), String(row['text_json']));
   }
 
