@@ -69,3 +69,40 @@ it('`kitchen start` says where traces go; a run’s spans reach the collector un
     await rm(dataDir, { recursive: true, force: true });
   }
 }, 60_000);
+
+it('`kitchen ask` exports its run’s spans too, under the trace id it prints; a malformed setting stops it first', async () => {
+  const otlp = await otlpReceiver();
+  const dataDir = await mkdtemp(join(tmpdir(), 'kitchen-ask-traces-'));
+  await (await openPgliteDb({ dataDir, loadDataDir: await pgliteTemplate() })).close();
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = (env: Record<string, string>) => ({
+    out: (l: string) => out.push(l),
+    err: (l: string) => err.push(l),
+    env: { REINS_DATA_DIR: dataDir, ...env },
+  });
+  try {
+    expect(
+      await main(
+        ['ask', '--user', 'laowang', '冰箱里有什么快过期了？'],
+        io({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }),
+      ),
+    ).toBe(0);
+    const traceId = /trace ([0-9a-f]{32})/.exec(err.join('\n'))?.[1];
+    expect(traceId).toBeDefined();
+    const mine = otlp.spans.filter((s) => s.traceId === traceId);
+    expect(mine.map((s) => s.name)).toEqual(
+      expect.arrayContaining(['reins.run', 'reins.step', 'reins.model_call', 'reins.tool_call']),
+    );
+    expect(mine.find((s) => s.name === 'reins.run')).toMatchObject({
+      service: 'xiaojia-kitchen-ask',
+      attributes: { 'reins.agent': 'kitchen' },
+    });
+    err.length = 0;
+    expect(await main(['ask', '冰箱里有什么？'], io({ OTEL_TRACES_EXPORTER: 'jaeger' }))).toBe(2);
+    expect(err.join('\n')).toMatch(/configuration error: OTEL_TRACES_EXPORTER must be otlp, console or none/);
+  } finally {
+    await otlp.close();
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}, 60_000);

@@ -1,3 +1,4 @@
+import { startRunTracing, TracingConfigError } from '@reins/server/tracing';
 import { runAgent, type RunEvent } from 'reins';
 import { kitchenAgent } from '../assistant/agent.js';
 import type { KitchenAnswer } from '../assistant/cards.js';
@@ -5,6 +6,7 @@ import type { KitchenConfig } from '../config.js';
 import { DEMO_USERS } from '../seed/demo-data.js';
 import { toReinsPrincipal } from '../services/principal.js';
 import { connectNutrition } from '../server/nutrition-bridge.js';
+import { ConfigError } from '../config.js';
 import { parseArgs, UsageError, type CliIo } from './io.js';
 import { openKitchen } from './open-app.js';
 import { kitchenModel } from './start.js';
@@ -81,6 +83,13 @@ export async function askCommand(config: KitchenConfig, args: string[], io: CliI
   if (demo === undefined)
     throw new UsageError(`--user is one of ${DEMO_USERS.map((u) => u.username).join(', ')}`);
 
+  // OTEL_* settings, as `kitchen start` reads them: a malformed one is refused before anything opens.
+  const tracing = await startRunTracing(io.env, {
+    serviceName: 'xiaojia-kitchen-ask',
+    onExportError: io.err,
+  }).catch((error: unknown) => {
+    throw error instanceof TracingConfigError ? new ConfigError(`${error.message} (${error.code})`) : error;
+  });
   const kitchen = await openKitchen(config);
   const nutrition = await connectNutrition({
     redisUrl: config.redisUrl,
@@ -106,10 +115,17 @@ export async function askCommand(config: KitchenConfig, args: string[], io: CliI
       principal: toReinsPrincipal(session.principal),
       agent: 'kitchen',
     });
-    for await (const event of run) for (const line of describeEvent(event)) io.out(line);
+    const traced = tracing.traceRun();
+    if (traced.traceId !== undefined) io.err(`${tracing.describe}; trace ${traced.traceId}`);
+    for await (const event of run) {
+      traced.observe(event);
+      for (const line of describeEvent(event)) io.out(line);
+    }
+    traced.finish(Date.now());
     const record = await run.result;
     return record.status === 'success' ? 0 : 1;
   } finally {
+    await tracing.shutdown(); // exports what is still buffered
     await closeModel?.();
     await nutrition.close();
     await kitchen.db.close();
