@@ -5,7 +5,7 @@ import type { AgentDefinition } from '@reins/server';
 import { scriptModel } from 'reins/testing';
 import { kitchenAgent } from '../src/assistant/agent.js';
 import { mcpNutritionLookup } from '../src/assistant/mcp-nutrition.js';
-import { act, actions, ask, call, final, resultOf } from './assistant-helpers.js';
+import { act, actions, ask, call, final } from './assistant-helpers.js';
 import { describeEachBackend } from './harness.js';
 
 // `npm run nutrition-mcp -- --stdio` runs this file; spawned directly so that npm's banner
@@ -46,7 +46,9 @@ describeEachBackend('kitchen assistant: nutrition over the MCP server (stdio chi
       ]),
       nutrition,
     );
-    const egg = resultOf(run, 'nutrition_lookup') as {
+    // The two lookups run side by side: take each by its food, not by the order they answered in.
+    const egg = run.observations.find((o) => (o.result as { food?: string } | undefined)?.food === '鸡蛋')
+      ?.result as {
       provenance: string;
       entry: { source: string; per100g: { energyKcal: number | null; proteinG: number | null } };
     };
