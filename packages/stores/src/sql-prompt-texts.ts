@@ -32,11 +32,13 @@ export class SqlPromptTexts extends PromptTexts {
     this.#now = now;
   }
 
-  /** Writes the texts of `used` (hash → JSON form, the encoder's `usedTexts`) the table may lack. */
-  async store(used: ReadonlyMap<string, string>): Promise<void> {
-    if (used.size === 0) return;
+  /**
+   * Writes the texts of `used` (hash → JSON form, the encoder's `usedTexts`) the table may lack;
+   * `undefined` when this process wrote them all lately (no statement, and no turn to wait).
+   */
+  store(used: ReadonlyMap<string, string>): Promise<void> | undefined {
     const now = this.#now();
-    const waits: Promise<void>[] = [];
+    let waits: Promise<void>[] | undefined;
     for (const [hash, json] of used) {
       const written = this.#written.get(hash);
       if (written !== undefined && now - written < REFRESH_MS) continue;
@@ -45,9 +47,9 @@ export class SqlPromptTexts extends PromptTexts {
         writing = this.#upsert(hash, json, now).finally(() => this.#writing.delete(hash));
         this.#writing.set(hash, writing);
       }
-      waits.push(writing);
+      (waits ??= []).push(writing);
     }
-    await Promise.all(waits);
+    return waits === undefined ? undefined : Promise.all(waits).then(() => undefined);
   }
 
   /** Reads the texts `bodies` refer to that this process does not hold. */

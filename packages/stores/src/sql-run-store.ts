@@ -114,7 +114,8 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     try {
       const usedTexts = new Map<string, string>();
       const bodies = fresh.map((event) => codec.encode(event, usedTexts));
-      await texts.store(usedTexts);
+      const storing = texts.store(usedTexts); // undefined: written already (no extra turn)
+      if (storing !== undefined) await storing;
       inserted = await batcher.submit({
         runId,
         expected,
