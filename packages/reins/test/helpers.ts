@@ -27,6 +27,16 @@ export function countingAdd() {
   return { tool, calls };
 }
 
+/** A read-only tool whose result holds personal data (a mobile and an e-mail): what masking must hide. */
+export const contactTool = defineTool({
+  name: 'contact',
+  description: 'A family member’s contact card.',
+  input: z.object({ who: z.string() }),
+  output: z.object({ phone: z.string(), email: z.string() }),
+  readOnly: true,
+  run: () => ({ phone: '13812345678', email: 'zhang.san@example.com' }),
+});
+
 /** A tool that never settles by itself; it records whether its signal aborted. */
 export function hangingTool(options: { timeoutMs?: number; honourSignal?: boolean } = {}) {
   const seen = { started: 0, aborted: 0 };

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
-  defineTool,
   estimateTokens,
   keptPrompts,
   memoryRunStore,
@@ -13,7 +11,7 @@ import {
   type RunEvent,
 } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { act, countingAdd, final } from './helpers.js';
+import { act, contactTool as contact, countingAdd, final } from './helpers.js';
 
 /** A message as the model got it, in the kept prompt's shape (without the token estimate). */
 function asSent(message: ChatMessage): Omit<PromptMessage, 'tokens'> {
@@ -33,15 +31,6 @@ const sentAt = (calls: readonly ModelRequest[]) => calls.map((c) => c.messages.m
 const reasons = (events: readonly RunEvent[]) =>
   events.filter((e): e is ReasonStep => e.type === 'step' && e.phase === 'reason');
 const json = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
-
-const contact = defineTool({
-  name: 'contact',
-  description: 'A family member’s contact card.',
-  input: z.object({ who: z.string() }),
-  output: z.object({ phone: z.string(), email: z.string() }),
-  readOnly: true,
-  run: () => ({ phone: '13812345678', email: 'zhang.san@example.com' }),
-});
 
 describe('the prompt debugger: every model step keeps the exact messages it was sent', () => {
   it('keeps what a recording model received at each step, as a delta rebuilt on read (text and native calls, summaries, the last step)', async () => {

@@ -1,7 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
-  defineTool,
   keptPrompts,
   runPlanAgent,
   type ChatMessage,
@@ -13,7 +11,7 @@ import {
   type RunEvent,
 } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { countingAdd, final } from '../helpers.js';
+import { contactTool as contact, countingAdd, final } from '../helpers.js';
 import { claimsTools, hospitalCodes, plan, step } from './plan-tools.js';
 
 /** A message as the model got it, in the kept prompt's shape (without the token estimate). */
@@ -25,15 +23,6 @@ const modelSteps = (events: readonly RunEvent[]) =>
   events.filter(
     (e): e is ReasonStep | PlanStepEvent => e.type === 'step' && (e.phase === 'reason' || e.phase === 'plan'),
   );
-
-const contact = defineTool({
-  name: 'contact',
-  description: 'A family member’s contact card.',
-  input: z.object({ who: z.string() }),
-  output: z.object({ phone: z.string(), email: z.string() }),
-  readOnly: true,
-  run: () => ({ phone: '13812345678', email: 'zhang.san@example.com' }),
-});
 
 describe('the prompt debugger in plan-and-execute runs: every model step keeps the exact messages it was sent', () => {
   it('keeps the planner’s and the responder’s prompts (a plan of two tasks), rebuilt from events, record and their JSON', async () => {
