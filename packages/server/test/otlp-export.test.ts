@@ -1,18 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { memoryRunStore, type RunStore } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { startTracingFromEnv, type Tracing } from '../src/index.js';
-import {
-  act,
-  as,
-  countingAdd,
-  final,
-  memoryLogger,
-  orderTool,
-  postJson,
-  start,
-  type Started,
-} from './helpers.js';
+import { act, as, countingAdd, final, memoryLogger, postJson, start, type Started } from './helpers.js';
+import { orderAcrossRestart } from './order-across-restart.js';
 import { cleanupAfterEach, receiverClosedBy, type OtlpReceiver, type ReceivedSpan } from './otlp-receiver.js';
 
 // Issue 18 item 3: with the standard OTEL_* variables the run, step, model and tool spans leave
@@ -112,50 +102,23 @@ describe('traces exported over OTLP/HTTP to a receiver started by the test', () 
   });
 
   it('a durable run keeps its trace id across a restart: the record read back has it, and the resumed steps join the trace', async () => {
-    const store: RunStore = memoryRunStore();
     const otlp = await receiver();
-    const placed: string[] = [];
-    const script = [act('place_order', { item: 'milk' }), final('ordered milk')];
-    const boot = async (t: Tracing, steps: string[]) => {
-      const s = await server({
-        agents: { shop: { model: scriptModel(steps), tools: [orderTool(placed)] } },
-        durable: { store },
-        ...t.serverOptions,
-      });
-      await s.server.recover();
-      return s;
-    };
-    const first = await tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint });
-    const one = await boot(first, script);
-    const paused = await postJson(`${one.url}/v1/runs`, { agent: 'shop', input: 'order milk' }, as('alice'));
-    const record = paused.body.record as { run_id: string; status: string; trace_id?: string };
+    let read: { trace_id?: string } | undefined;
+    const { record, approved, placed } = await orderAcrossRestart({
+      server,
+      tracing: () => tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint }),
+      meanwhile: async (two, runId) => {
+        read = (await (await fetch(`${two.url}/v1/runs/${runId}`, { headers: as('alice') })).json()) as {
+          trace_id?: string;
+        };
+      },
+    });
     expect(record.status).toBe('awaiting_approval');
     expect(record.trace_id).toMatch(/^[0-9a-f]{32}$/);
-    await one.close();
-    await first.shutdown();
-
-    // The next process: its own SDK, the run rebuilt from the store.
-    const second = await tracing({ OTEL_EXPORTER_OTLP_ENDPOINT: otlp.endpoint });
-    const two = await boot(second, script.slice(1));
-    const read = (await (
-      await fetch(`${two.url}/v1/runs/${record.run_id}`, { headers: as('alice') })
-    ).json()) as {
-      trace_id?: string;
-    };
-    expect(read.trace_id).toBe(record.trace_id);
-    const approval = (paused.body.events as { type: string; actId?: string; inputHash?: string }[]).find(
-      (e) => e.type === 'approval',
-    );
-    const approved = await postJson(
-      `${two.url}/v1/runs/${record.run_id}/approve`,
-      { actId: approval?.actId, inputHash: approval?.inputHash, approve: true },
-      as('alice'),
-    );
+    expect(read?.trace_id).toBe(record.trace_id);
     expect(approved.status).toBe(200);
     expect(approved.body.record).toMatchObject({ status: 'success', trace_id: record.trace_id });
     expect(placed).toEqual(['milk']);
-    await two.close();
-    await second.shutdown();
     // The first process let go of the paused run at its shutdown: its stretch ends `detached`,
     // not as the in-memory cancel (never stored) would say.
     const [before, resumed, ...more] = named(otlp.spans, 'reins.run');

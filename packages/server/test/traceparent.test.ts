@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { memoryRunStore, type RunStore } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { startTracingFromEnv, type Tracing } from '../src/index.js';
 import { formatTraceParent, readTraceParent } from '../src/trace-parent.js';
-import { act, as, countingAdd, final, orderTool, postJson, start, type Started } from './helpers.js';
+import { act, as, countingAdd, final, postJson, start, type Started } from './helpers.js';
+import { orderAcrossRestart } from './order-across-restart.js';
 import { cleanupAfterEach, receiverClosedBy, type OtlpReceiver } from './otlp-receiver.js';
 
 // Issue 18 item 3: a caller's W3C `traceparent` on POST /v1/runs makes the run span its child,
@@ -143,45 +143,14 @@ describe('POST /v1/runs with a traceparent header', () => {
   });
 
   it("a durable run rebuilt after a restart stays under the caller's span: the resumed stretch is its child too", async () => {
-    const store: RunStore = memoryRunStore();
     const otlp = await receiver();
-    const placed: string[] = [];
-    const script = [act('place_order', { item: 'milk' }), final('ordered milk')];
-    const boot = async (t: Tracing, steps: string[]) => {
-      const s = await start({
-        agents: { shop: { model: scriptModel(steps), tools: [orderTool(placed)] } },
-        durable: { store },
-        ...t.serverOptions,
-      });
-      await s.server.recover();
-      return s;
-    };
-    const first = await tracing(otlp);
-    const one = await boot(first, script);
-    const paused = await postJson(
-      `${one.url}/v1/runs`,
-      { agent: 'shop', input: 'order milk' },
-      { ...as('alice'), traceparent: SAMPLED },
-    );
-    const record = paused.body.record as { run_id: string; status: string; trace_id?: string };
+    const { record, approved } = await orderAcrossRestart({
+      server,
+      tracing: () => tracing(otlp),
+      headers: { traceparent: SAMPLED },
+    });
     expect(record).toMatchObject({ status: 'awaiting_approval', trace_id: CALLER_TRACE });
-    await one.close();
-    await first.shutdown();
-
-    const second = await tracing(otlp);
-    const two = await boot(second, script.slice(1));
-    defer(() => two.close());
-    const approval = (paused.body.events as { type: string; actId?: string; inputHash?: string }[]).find(
-      (e) => e.type === 'approval',
-    );
-    const approved = await postJson(
-      `${two.url}/v1/runs/${record.run_id}/approve`,
-      { actId: approval?.actId, inputHash: approval?.inputHash, approve: true },
-      as('alice'),
-    );
     expect(approved.body.record).toMatchObject({ status: 'success', trace_id: CALLER_TRACE });
-    await two.close();
-    await second.shutdown();
     const runs = otlp.spans.filter((sp) => sp.name === 'reins.run');
     expect(runs.map((sp) => [sp.parentSpanId, sp.attributes['reins.resumed']])).toEqual([
       [CALLER_SPAN, undefined],
