@@ -48,6 +48,23 @@ describe('gradual rollout in /metrics', () => {
   });
 });
 
+/** One run of the `chat` agent per user, in order (each answered 200), then `/metrics` as text. */
+async function askThenScrape(users: readonly string[]): Promise<string> {
+  const url = running?.url;
+  if (url === undefined) throw new Error('start the server first');
+  for (const user of users) {
+    const response = await fetch(`${url}/v1/runs`, {
+      method: 'POST',
+      headers: { ...as(user), 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'chat', input: `question of ${user}` }),
+    });
+    expect(response.status).toBe(200);
+    await response.json();
+  }
+  await new Promise((resolve) => setTimeout(resolve, 50)); // the rollout observes the runs' ends
+  return (await fetch(`${url}/metrics`)).text();
+}
+
 describe('the model stack in /metrics', () => {
   it('compares both sides of a rollout by arm and reports the reasoning cache hit rate', async () => {
     const answer = JSON.stringify({ thought: 't', final: 'ok' });
@@ -69,17 +86,7 @@ describe('the model stack in /metrics', () => {
       rollouts: { 'chat-v2': rollout },
       reasoningCaches: { model: cache },
     });
-    for (const user of ['u1', 'u2', 'u3', 'u3']) {
-      const response = await fetch(`${running.url}/v1/runs`, {
-        method: 'POST',
-        headers: { ...as(user), 'content-type': 'application/json' },
-        body: JSON.stringify({ agent: 'chat', input: `question of ${user}` }),
-      });
-      expect(response.status).toBe(200);
-      await response.json();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const text = await (await fetch(`${running.url}/metrics`)).text();
+    const text = await askThenScrape(['u1', 'u2', 'u3', 'u3']);
     expect(metric(text, 'reins_rollout_runs{rollout="chat-v2",arm="candidate"}')).toBe(2);
     expect(metric(text, 'reins_rollout_runs{rollout="chat-v2",arm="stable"}')).toBe(2);
     expect(metric(text, 'reins_rollout_window_error_rate{rollout="chat-v2",arm="candidate"}')).toBe(1);
@@ -118,17 +125,7 @@ describe('rollout step latency histogram in /metrics', () => {
       rollouts: { 'chat-v2': rollout },
       deps: { run: { now: () => clock } },
     });
-    for (const user of ['u1', 'u2', 'u2']) {
-      const response = await fetch(`${running.url}/v1/runs`, {
-        method: 'POST',
-        headers: { ...as(user), 'content-type': 'application/json' },
-        body: JSON.stringify({ agent: 'chat', input: `question of ${user}` }),
-      });
-      expect(response.status).toBe(200);
-      await response.json();
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const text = await (await fetch(`${running.url}/metrics`)).text();
+    const text = await askThenScrape(['u1', 'u2', 'u2']);
     const labels = (arm: string, model: string) => `rollout="chat-v2",arm="${arm}",model="${model}"`;
     const histogram = 'reins_rollout_step_duration_seconds';
     const bucket = (arm: string, model: string, le: string) =>
