@@ -3,6 +3,7 @@ import { DependencyUnavailableError } from 'reins';
 import { pgUnavailableReason } from '@reins/stores';
 import type { Db, Queryable } from './db.js';
 import { PoolGate } from './pool-gate.js';
+import { StatementNames } from './statement-names.js';
 
 export interface PgDbOptions {
   readonly connectionString: string;
@@ -29,6 +30,11 @@ export interface PgDbOptions {
   readonly queryTimeoutMs?: number;
   /** `exec` (migrations only) may take this long per script. Default 60 000 ms. */
   readonly migrationTimeoutMs?: number;
+  /**
+   * How many distinct statement texts are prepared by name on each connection (parsed and
+   * planned once, then only bound and run); later texts run unnamed. 0: none. Default 256.
+   */
+  readonly preparedStatements?: number;
 }
 
 export const PG_DB_DEFAULTS = {
@@ -37,6 +43,7 @@ export const PG_DB_DEFAULTS = {
   connectionTimeoutMs: 1_000,
   queryTimeoutMs: 1_500,
   migrationTimeoutMs: 60_000,
+  preparedStatements: 256,
 } as const;
 
 const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
@@ -79,16 +86,24 @@ async function guarded<T>(call: () => Promise<T>, onOutage?: OnOutage): Promise<
 const serverTimeout = (queryTimeoutMs: number): number =>
   Math.max(Math.round(queryTimeoutMs * 0.8), queryTimeoutMs - 250);
 
-/** `turn`: how a statement gets its connection (the pool's gate; a transaction's own: at once). */
+/**
+ * `turn`: how a statement gets its connection (the pool's gate; a transaction's own: at once).
+ * `names`: the pool's prepared statement names (see `StatementNames`).
+ */
 function wrap(
   client: Pick<pg.PoolClient, 'query'>,
   migrationTimeoutMs: number,
+  names: StatementNames,
   turn: <T>(use: () => Promise<T>) => Promise<T> = (use) => use(),
   onOutage?: OnOutage,
 ): Queryable {
   return {
-    query: async <R extends object>(sql: string, params: readonly unknown[] = []) =>
-      (await turn(() => guarded(() => client.query<R & pg.QueryResultRow>(sql, [...params]), onOutage))).rows,
+    query: async <R extends object>(sql: string, params: readonly unknown[] = []) => {
+      const config: pg.QueryConfig = { text: sql, values: [...params] };
+      const name = names.nameOf(sql);
+      if (name !== undefined) config.name = name;
+      return (await turn(() => guarded(() => client.query<R & pg.QueryResultRow>(config), onOutage))).rows;
+    },
     exec: async (script) => {
       // No parameters → simple protocol: several statements, one implicit transaction (or the
       // caller's), so `SET LOCAL` lifts the statement deadline for this script only.
@@ -149,9 +164,10 @@ export async function openPgDb(options: PgDbOptions): Promise<Db> {
   // The database is unreachable: the statements queued behind would each spend a deadline on it.
   const onOutage: OnOutage = (error) => gate.failWaiting(error);
   const turn = <T>(use: () => Promise<T>) => gate.run(use);
+  const names = new StatementNames(options.preparedStatements ?? PG_DB_DEFAULTS.preparedStatements);
   return {
     backend: 'postgres',
-    ...wrap(pool, migrationTimeoutMs, turn, onOutage),
+    ...wrap(pool, migrationTimeoutMs, names, turn, onOutage),
     transaction: (fn) => turn(() => transaction(fn)),
     close: () => pool.end(),
   };
@@ -161,7 +177,7 @@ export async function openPgDb(options: PgDbOptions): Promise<Db> {
     let broken: Error | undefined;
     try {
       await guarded(() => client.query('BEGIN'), onOutage);
-      const result = await fn(wrap(client, migrationTimeoutMs, undefined, onOutage));
+      const result = await fn(wrap(client, migrationTimeoutMs, names, undefined, onOutage));
       await guarded(() => client.query('COMMIT'), onOutage);
       return result;
     } catch (error) {
