@@ -7,6 +7,7 @@ import { clearTimeout, setImmediate, setTimeout } from 'node:timers';
 import { parentPort, workerData } from 'node:worker_threads';
 import { PGlite } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { PreparedStatements } from './pglite-prepared.js';
 
 /** @import { Transaction } from '@electric-sql/pglite' */
 /** @import { PgliteReply, PgliteRequest, PgliteWorkerInit, WireError } from './pglite-protocol.js' */
@@ -255,6 +256,26 @@ function startNext(db) {
   }
 }
 
+/**
+ * A DML statement, prepared (`PreparedStatements`) under PGlite's locks as its `query` takes
+ * them: outside a transaction, the transaction lock (none may be open) and the query lock, then
+ * the data synced as `query` does; in one, the query lock.
+ * @param {PGlite} db @param {string} sql @param {readonly unknown[]} params @param {number | undefined} tx
+ */
+async function runPrepared(db, sql, params, tx) {
+  if (tx !== undefined) return inTransaction(tx, () => db.runExclusive(() => prepared.run(sql, params)));
+  // As `query` and `transaction` do: a check first, then the lock, so the lock is taken in the
+  // order the statements were started (a BEGIN started before this statement goes first).
+  await db._checkReady();
+  return db._runExclusiveTransaction(() =>
+    db.runExclusive(async () => {
+      const rows = await prepared.run(sql, params);
+      await db.syncToFs();
+      return rows;
+    }),
+  );
+}
+
 /** @param {PGlite} db @param {Exclude<PgliteRequest, { op: 'probe' }>} request */
 async function statement(db, request) {
   const { id } = request;
@@ -262,17 +283,27 @@ async function statement(db, request) {
     switch (request.op) {
       case 'query': {
         const { sql, params, tx } = request;
-        const result =
-          tx === undefined
-            ? await db.query(sql, [...params])
-            : await inTransaction(tx, (t) => t.query(sql, [...params]));
+        let rows;
+        if (prepared.accepts(sql)) rows = await runPrepared(db, sql, params, tx);
+        else {
+          const result =
+            tx === undefined
+              ? await db.query(sql, [...params])
+              : await inTransaction(tx, (t) => t.query(sql, [...params]));
+          rows = result.rows;
+          prepared.forget(); // a statement that is not DML may have changed the schema
+        }
         lastOk = performance.now();
-        send({ id, ok: true, rows: result.rows });
+        send({ id, ok: true, rows });
         return;
       }
       case 'exec': {
         const { sql, tx } = request;
-        await (tx === undefined ? db.exec(sql) : inTransaction(tx, (t) => t.exec(sql)));
+        try {
+          await (tx === undefined ? db.exec(sql) : inTransaction(tx, (t) => t.exec(sql)));
+        } finally {
+          prepared.forget(); // a script may change the schema (and fail halfway)
+        }
         lastOk = performance.now();
         send({ id, ok: true });
         return;
@@ -298,8 +329,12 @@ async function statement(db, request) {
   }
 }
 
+/** The database's prepared statements (when it opened). @type {PreparedStatements} */
+let prepared;
+
 if (pg !== undefined) {
   const db = pg;
+  prepared = new PreparedStatements(db);
   port.on('message', (/** @type {readonly PgliteRequest[]} */ requests) => {
     for (const request of requests) receive(db, request);
   });
