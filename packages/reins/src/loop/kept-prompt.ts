@@ -28,17 +28,60 @@ export function appendReason(
   if (logged !== draft) prompts?.replayed(logged as ReasonStep);
 }
 
-/** A run's prompt keeping: the base of the next step's delta. */
+/**
+ * The messages some model steps of a run were sent: each of those steps sent a prefix of
+ * `messages`. A step's messages are the step before's plus its said / observed pair, so one
+ * array, replaced by each longer one, serves every kept prompt of the run: a run in flight
+ * holds no array per step (see bench/loop-overhead).
+ */
+interface SentMessages {
+  messages: readonly ChatMessage[];
+}
+
+/** The previous kept prompt's messages, when they are not a prefix of this step's: the first `count` of `sent`. */
+interface OtherBase {
+  readonly sent: SentMessages;
+  readonly count: number;
+}
+
+/** `sent` begins with every message of `prefix`, the same objects in the same places. */
+function startsWith(sent: readonly ChatMessage[], prefix: readonly ChatMessage[]): boolean {
+  if (prefix.length > sent.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (sent[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** A run's prompt keeping: what its steps were sent, and the base of the next step's delta. */
 export class PromptKeeper {
-  /** The messages of the last step whose prompt the log keeps. */
-  #keptSent: readonly ChatMessage[] | undefined;
+  /** The messages the latest step was sent (and earlier ones a prefix of, on the same chain). */
+  #sent: SentMessages | undefined;
+  /** How many messages the last step whose prompt the log keeps was sent, on `#sent` (-1: none). */
+  #keptCount = -1;
+  /** That step's messages when they are on another chain than `#sent`. */
+  #keptOn: SentMessages | undefined;
+
+  /** A model step is being sent `messages` (kept when the step is, see `kept`). */
+  sending(messages: readonly ChatMessage[]): void {
+    const sent = this.#sent;
+    if (sent !== undefined && startsWith(messages, sent.messages)) {
+      sent.messages = messages; // earlier steps read their prefix from the longer array
+      return;
+    }
+    if (this.#keptCount >= 0 && this.#keptOn === undefined) this.#keptOn = sent;
+    this.#sent = { messages };
+  }
 
   /** The kept prompt of a step that sent `sent` (undefined when nothing was sent). */
   kept(sent: readonly ChatMessage[] | undefined, reportedTokens: number): KeptPrompt | undefined {
     if (sent === undefined) return undefined;
-    const kept = new KeptPrompt(sent, this.#keptSent, reportedTokens);
-    this.#keptSent = sent;
-    return kept;
+    if (this.#sent?.messages !== sent) this.sending(sent);
+    const on = this.#sent as SentMessages;
+    const count = this.#keptCount;
+    const keptOn = this.#keptOn;
+    const base = count < 0 ? undefined : keptOn === undefined ? count : { sent: keptOn, count };
+    this.#keptCount = sent.length;
+    this.#keptOn = undefined;
+    return new KeptPrompt(on, sent.length, base, reportedTokens);
   }
 
   /**
@@ -46,36 +89,51 @@ export class PromptKeeper {
    * prompt (recorded with prompts off), the next step's prompt is kept whole.
    */
   replayed(event: ReasonStep): void {
-    if (event.prompt === undefined) this.#keptSent = undefined;
+    if (event.prompt !== undefined) return;
+    this.#keptCount = -1;
+    this.#keptOn = undefined;
   }
 }
 
 /**
  * A reason step's kept prompt (seed 001 §6), built when it is first read. The loop only keeps
- * references to the messages it sent at the step and at the step before (immutable arrays of
- * immutable messages, see `PromptBuilder.messages`); the delta against the step before, the
- * masking and the token estimates are made on the first read: `JSON.stringify` (the SSE
- * stream, a store, the server's responses) through `toJSON`, or a getter. A run whose events
- * nobody serializes pays one object per step (see bench/loop-overhead).
+ * how many messages the step was sent, on an array the run's later steps extend (immutable
+ * messages, see `PromptBuilder.messages`); the delta against the step before, the masking and
+ * the token estimates are made on the first read: `JSON.stringify` (the SSE stream, a store,
+ * the server's responses) through `toJSON`, or a getter. A run whose events nobody serializes
+ * pays one object per step (see bench/loop-overhead).
  */
 export class KeptPrompt implements PromptSnapshot {
-  readonly #sent: readonly ChatMessage[];
-  #previous: readonly ChatMessage[] | undefined;
+  /** Where this step's messages are: the first `#count` of it. Dropped once built. */
+  #sent: SentMessages | undefined;
+  readonly #count: number;
+  /**
+   * The previous kept step's messages: the first N of `#sent` (a number), of another array,
+   * or none (`undefined`: all are new). Dropped once built.
+   */
+  #base: number | OtherBase | undefined;
   readonly #reportedTokens: number;
   #built: PromptSnapshot | undefined;
 
+  /** A prompt kept whole, without a step before it: the messages `sent`. */
+  static whole(sent: readonly ChatMessage[], reportedTokens: number): KeptPrompt {
+    return new KeptPrompt({ messages: sent }, sent.length, undefined, reportedTokens);
+  }
+
   /**
-   * @param sent the messages of this step, as the model got them
-   * @param previous the messages of the run's previous kept step (`undefined`: none, all are new)
+   * @param sent this step was sent the first `count` of its messages
+   * @param base the previous kept step's messages (see `#base`)
    * @param reportedTokens the step's input tokens as the model reported them (0: not reported)
    */
   constructor(
-    sent: readonly ChatMessage[],
-    previous: readonly ChatMessage[] | undefined,
+    sent: SentMessages,
+    count: number,
+    base: number | OtherBase | undefined,
     reportedTokens: number,
   ) {
     this.#sent = sent;
-    this.#previous = previous;
+    this.#count = count;
+    this.#base = base;
     this.#reportedTokens = reportedTokens;
   }
 
@@ -84,7 +142,7 @@ export class KeptPrompt implements PromptSnapshot {
   }
 
   get count(): number {
-    return this.#sent.length;
+    return this.#count;
   }
 
   get tokens(): number {
@@ -102,14 +160,17 @@ export class KeptPrompt implements PromptSnapshot {
 
   #build(): PromptSnapshot {
     if (this.#built !== undefined) return this.#built;
-    const sent = this.#sent;
-    const previous = this.#previous;
+    const sent = (this.#sent as SentMessages).messages;
+    const base = this.#base;
+    // The previous step's messages: the first `same` of `previous`.
+    const previous = base === undefined ? undefined : typeof base === 'number' ? sent : base.sent.messages;
+    const same = base === undefined ? 0 : typeof base === 'number' ? base : base.count;
     const parts: (PromptMessage | PromptRun)[] = [];
     let run: { same: number; count: number } | undefined;
     let estimate = 0;
-    for (let i = 0; i < sent.length; i++) {
+    for (let i = 0; i < this.#count; i++) {
       const message = sent[i] as ChatMessage;
-      if (previous !== undefined && previous[i] === message) {
+      if (previous !== undefined && i < same && previous[i] === message) {
         // Same object at the same place: sent unchanged by the step before.
         if (run !== undefined && run.same + run.count === i) run.count++;
         else parts.push((run = { same: i, count: 1 }));
@@ -120,11 +181,12 @@ export class KeptPrompt implements PromptSnapshot {
       estimate += kept.tokens;
       parts.push(kept);
     }
-    this.#previous = undefined; // not needed any more
+    this.#sent = undefined; // not needed any more
+    this.#base = undefined;
     const reported = this.#reportedTokens;
     this.#built = {
       parts,
-      count: sent.length,
+      count: this.#count,
       tokens: reported > 0 ? reported : estimate,
       tokensFrom: reported > 0 ? 'usage' : 'estimate',
     };

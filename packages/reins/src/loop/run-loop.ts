@@ -166,8 +166,11 @@ class ReactLoop
     this.#reasonStart = this.#reasonFrom ?? deps.now();
     this.#reasonFrom = undefined;
     const tools = finalStep ? [] : this.ctx.specs;
+    const messages = prompt.messages(finalStep);
+    // Kept prompts read earlier steps' messages from this longer array from now on.
+    this.ctx.prompts?.sending(messages);
     const request = new StepRequest(
-      prompt.messages(finalStep),
+      messages,
       tools,
       step,
       finalStep,

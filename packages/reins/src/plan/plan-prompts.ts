@@ -37,6 +37,6 @@ export class PlanPrompts {
     const latest = this.#latest;
     if (latest?.step !== step) return undefined;
     this.#latest = undefined;
-    return new KeptPrompt(latest.sent, undefined, latest.reported);
+    return KeptPrompt.whole(latest.sent, latest.reported);
   }
 }
