@@ -208,6 +208,27 @@ const MUTANTS = [
     "withTestId(Object.assign(document.createElement('div'), { innerHTML: text }))",
     ['apps/web/test/pages.browser.test.ts'],
   ],
+  [
+    'the PostgreSQL pool runs every statement unnamed (parsed and planned at each call)',
+    `${src}db/pg-db.ts`,
+    'if (name !== undefined) config.name = name;',
+    '',
+    [`${test}pg-prepared.test.ts`],
+  ],
+  [
+    'the embedded database thread prepares no statement',
+    `${src}db/pglite-worker.js`,
+    'if (prepared.accepts(sql)) rows = await runPrepared(db, sql, params, tx);',
+    'if (sql === null) rows = await runPrepared(db, sql, params, tx);',
+    [`${test}pglite-prepared.test.ts`],
+  ],
+  [
+    'a prepared statement whose table changed is not prepared again',
+    `${src}db/pglite-prepared.js`,
+    '(error).code !== PLAN_CHANGED) throw error;',
+    '(error).code !== null) throw error;',
+    [`${test}pglite-prepared.test.ts`],
+  ],
 ];
 
 runMutants(MUTANTS, []);
