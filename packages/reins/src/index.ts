@@ -3,7 +3,8 @@ export { runAgent, type RunAgentOptions, type AgentRun } from './loop/run-agent.
 export { stopNotice, type StopFacts, type StopNoticeWriter } from './loop/stop-notice.js';
 export { executeAction } from './loop/execute-action.js';
 export type { ActEnv, ActRequest } from './loop/act-env.js';
-export { resolveTurn, actionKey, type Resolution, type TurnState } from './loop/resolve-turn.js';
+export { resolveTurn, type Resolution, type TurnState } from './loop/resolve-turn.js';
+export { actionKey } from './loop/action-keys.js';
 export { toolSpec, toolRegistry } from './loop/tool-catalog.js';
 export {
   parseDecision,

@@ -1,32 +1,84 @@
 import { describe, expect, it } from 'vitest';
-import { ActionKeys } from '../src/loop/action-keys.js';
+import type { ActStep, RunEvent } from '../src/events.js';
+import { ActionKeys, actionKey, keyHash } from '../src/loop/action-keys.js';
+
+/** A run's log of act events only: `act(step, tool, input)` appends one and returns it. */
+function fakeLog() {
+  const events: RunEvent[] = [];
+  const act = (index: number, tool: string, input: unknown): ActStep => {
+    const event = {
+      type: 'step',
+      phase: 'act',
+      index,
+      actId: `a${events.length}`,
+      tool,
+      input,
+      startedAt: 0,
+      endedAt: 0,
+      runId: 'r',
+      seq: events.length,
+      at: 0,
+    } as ActStep;
+    events.push(event);
+    return event;
+  };
+  return { events, act };
+}
+
+/** Two inputs of `tool` whose action keys differ and hash alike (found by search: 30 bits). */
+function collidingInputs(tool: string): [unknown, unknown] {
+  const seen = new Map<number, number>();
+  for (let n = 0; ; n++) {
+    const hash = keyHash(actionKey(tool, { n }));
+    const earlier = seen.get(hash);
+    if (earlier !== undefined) return [{ n: earlier }, { n }];
+    seen.set(hash, n);
+  }
+}
+
+const get = (keys: ActionKeys, key: string) => keys.get(key, keyHash(key));
+const add = (keys: ActionKeys, key: string, act: ActStep) => keys.add(key, keyHash(key), act);
 
 describe('ActionKeys (the repeated-action guard’s memory)', () => {
-  it('answers like a Map: the first action, later ones, overwrites, unknown keys', () => {
-    const keys = new ActionKeys();
-    expect(keys.get('a')).toBeUndefined();
-    keys.set('a', 1);
-    keys.set('b', 2);
-    keys.set('c', 3);
-    expect([keys.get('a'), keys.get('b'), keys.get('c'), keys.get('d')]).toEqual([1, 2, 3, undefined]);
-    keys.set('a', 4);
-    keys.set('c', 5);
-    expect([keys.get('a'), keys.get('b'), keys.get('c')]).toEqual([4, 2, 5]);
-    expect(keys.get('')).toBeUndefined();
+  it('answers the step that first made each action: the first, later ones, unknown keys', () => {
+    const log = fakeLog();
+    const keys = new ActionKeys(log);
+    expect(get(keys, actionKey('add', { a: 1 }))).toBeUndefined();
+    for (let step = 1; step <= 20; step++) {
+      const input = { a: step, b: [step] };
+      add(keys, actionKey('add', input), log.act(step, 'add', input));
+    }
+    for (let step = 1; step <= 20; step++)
+      expect(get(keys, actionKey('add', { b: [step], a: step }))).toBe(step); // key order ignored
+    expect(get(keys, actionKey('add', { a: 21, b: [21] }))).toBeUndefined();
+    expect(get(keys, actionKey('mul', { a: 1, b: [1] }))).toBeUndefined();
+    expect(get(keys, '')).toBeUndefined();
   });
 
-  it('keeps answering like a Map past the scanned few (20 keys), overwrites in every tier', () => {
-    const keys = new ActionKeys();
-    const map = new Map<string, number>();
-    for (let i = 0; i < 20; i++) {
-      keys.set(`k${i}`, i);
-      map.set(`k${i}`, i);
+  it('two actions whose hashes collide are told apart by their act events, first or later', () => {
+    const [first, second] = collidingInputs('lookup');
+    expect(keyHash(actionKey('lookup', first))).toBe(keyHash(actionKey('lookup', second)));
+    for (const before of [0, 2]) {
+      const log = fakeLog();
+      const keys = new ActionKeys(log);
+      for (let i = 0; i < before; i++) add(keys, actionKey('other', i), log.act(1, 'other', i));
+      add(keys, actionKey('lookup', first), log.act(2, 'lookup', first));
+      expect(get(keys, actionKey('lookup', second))).toBeUndefined();
+      add(keys, actionKey('lookup', second), log.act(3, 'lookup', second));
+      expect(get(keys, actionKey('lookup', first))).toBe(2);
+      expect(get(keys, actionKey('lookup', second))).toBe(3);
     }
-    for (const i of [0, 3, 8, 9, 15]) {
-      keys.set(`k${i}`, 100 + i);
-      map.set(`k${i}`, 100 + i);
-    }
-    for (let i = 0; i < 22; i++) expect(keys.get(`k${i}`)).toBe(map.get(`k${i}`));
-    expect(keys.get('k')).toBeUndefined();
+  });
+
+  it('an act the guard was not told of (a refused call) is no earlier action; a rebuilt log (JSON) still confirms', () => {
+    const log = fakeLog();
+    const keys = new ActionKeys(log);
+    log.act(1, 'add', { a: 1 }); // refused: never added
+    expect(get(keys, actionKey('add', { a: 1 }))).toBeUndefined();
+    add(keys, actionKey('add', { a: 2 }), log.act(2, 'add', { a: 2 }));
+    const rebuilt = { events: JSON.parse(JSON.stringify(log.events)) as RunEvent[] };
+    const again = new ActionKeys(rebuilt);
+    add(again, actionKey('add', { a: 2 }), rebuilt.events[1] as ActStep);
+    expect(get(again, actionKey('add', { a: 2 }))).toBe(2);
   });
 });

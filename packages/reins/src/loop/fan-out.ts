@@ -1,3 +1,4 @@
+import type { ActStep } from '../events.js';
 import type { Observation } from '../observation.js';
 import type { ActionKeys } from './action-keys.js';
 import { actOn } from './execute-action.js';
@@ -12,8 +13,8 @@ export interface FanOutLoop {
   /** The repeated-action guard's state (see `resolveTurn`). */
   readonly actions: ActionKeys;
   forcedFinal: boolean;
-  /** Logs an act with a new id; returns the logged id. */
-  actEvent(step: number, tool: string, input: unknown, actStart: number): string;
+  /** Logs an act with a new id; returns the event as logged. */
+  actEvent(step: number, tool: string, input: unknown, actStart: number): ActStep;
   /** Appends the observe event; returns when it ended. */
   observed(step: number, observation: Observation, actStart: number): number;
 }
@@ -53,7 +54,8 @@ function startCall(
   const { deps, act } = loop.ctx;
   const actStart = startedAt ?? deps.now();
   const { tool, input } = call;
-  const actId = loop.actEvent(step, tool, input, actStart);
+  const logged = loop.actEvent(step, tool, input, actStart);
+  const actId = logged.actId;
   const settle = (observation: Observation): void => {
     into[at] = observation;
     loop.observed(step, observation, actStart);
@@ -63,7 +65,7 @@ function startCall(
     settle(refusal(actId, tool, call.code, call.message));
     return undefined;
   }
-  loop.actions.set(call.key, step);
+  loop.actions.add(call.key, call.hash, logged);
   const acted = actOn({ actId, tool, input }, act, actStart);
   if (!(acted instanceof Promise)) return void settle(acted);
   return acted.then(settle);

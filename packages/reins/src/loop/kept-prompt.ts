@@ -104,16 +104,18 @@ export class PromptKeeper {
  * pays one object per step (see bench/loop-overhead).
  */
 export class KeptPrompt implements PromptSnapshot {
-  /** Where this step's messages are: the first `#count` of it. Dropped once built. */
-  #sent: SentMessages | undefined;
+  /**
+   * Where this step's messages are (the first `#count` of them) until the snapshot is built,
+   * then the snapshot: one slot for both (8 bytes of every kept step a run in flight holds).
+   */
+  #state: SentMessages | PromptSnapshot;
   readonly #count: number;
   /**
-   * The previous kept step's messages: the first N of `#sent` (a number), of another array,
+   * The previous kept step's messages: the first N of `#state`'s (a number), of another array,
    * or none (`undefined`: all are new). Dropped once built.
    */
   #base: number | OtherBase | undefined;
   readonly #reportedTokens: number;
-  #built: PromptSnapshot | undefined;
 
   /** A prompt kept whole, without a step before it: the messages `sent`. */
   static whole(sent: readonly ChatMessage[], reportedTokens: number): KeptPrompt {
@@ -131,7 +133,7 @@ export class KeptPrompt implements PromptSnapshot {
     base: number | OtherBase | undefined,
     reportedTokens: number,
   ) {
-    this.#sent = sent;
+    this.#state = sent;
     this.#count = count;
     this.#base = base;
     this.#reportedTokens = reportedTokens;
@@ -159,8 +161,9 @@ export class KeptPrompt implements PromptSnapshot {
   }
 
   #build(): PromptSnapshot {
-    if (this.#built !== undefined) return this.#built;
-    const sent = (this.#sent as SentMessages).messages;
+    const state = this.#state;
+    if (isBuilt(state)) return state;
+    const sent = state.messages;
     const base = this.#base;
     // The previous step's messages: the first `same` of `previous`.
     const previous = base === undefined ? undefined : typeof base === 'number' ? sent : base.sent.messages;
@@ -181,18 +184,20 @@ export class KeptPrompt implements PromptSnapshot {
       estimate += kept.tokens;
       parts.push(kept);
     }
-    this.#sent = undefined; // not needed any more
-    this.#base = undefined;
+    this.#base = undefined; // not needed any more
     const reported = this.#reportedTokens;
-    this.#built = {
+    const built: PromptSnapshot = {
       parts,
       count: this.#count,
       tokens: reported > 0 ? reported : estimate,
       tokensFrom: reported > 0 ? 'usage' : 'estimate',
     };
-    return this.#built;
+    this.#state = built;
+    return built;
   }
 }
+
+const isBuilt = (state: SentMessages | PromptSnapshot): state is PromptSnapshot => 'parts' in state;
 
 // System prompts are built once per configuration and shared by every run: masked once.
 const keptSystem = new WeakMap<ChatMessage, PromptMessage>();

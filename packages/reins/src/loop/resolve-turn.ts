@@ -1,6 +1,6 @@
 import type { ActionCall, DecisionParse } from '../decision/index.js';
 import type { StopReason } from '../events.js';
-import { canonicalJson } from '../util/canonical-json.js';
+import { actionKey, keyHash } from './action-keys.js';
 
 /**
  * Where a model step leads. Decided here and only here, so every limit that depends on the
@@ -15,7 +15,14 @@ export type Resolution =
       /** The object of a `"final": {…}` answer (checked later against the agent's answer format). */
       readonly data?: Readonly<Record<string, unknown>> | undefined;
     }
-  | { readonly kind: 'act'; readonly tool: string; readonly input: unknown; readonly key: string }
+  | {
+      readonly kind: 'act';
+      readonly tool: string;
+      readonly input: unknown;
+      readonly key: string;
+      /** `keyHash(key)`, made once per step. */
+      readonly hash: number;
+    }
   | {
       readonly kind: 'refuse_repeat';
       readonly tool: string;
@@ -37,6 +44,7 @@ export type PlannedCall =
       readonly tool: string;
       readonly input: unknown;
       readonly key: string;
+      readonly hash: number;
       readonly callId?: string | undefined;
     }
   | {
@@ -50,7 +58,7 @@ export type PlannedCall =
 
 export interface TurnState {
   /** Canonical action key → the model step that first requested it (a `Map` will do). */
-  readonly actions: { get(key: string): number | undefined };
+  readonly actions: { get(key: string, hash: number): number | undefined };
   /** A repeated action was refused: this step is the forced final one. */
   readonly forcedFinal: boolean;
 }
@@ -82,11 +90,12 @@ export function resolveTurn(
     case 'action': {
       if (finalStep) return { kind: 'stop', reason: state.forcedFinal ? 'repeated_action' : 'max_steps' };
       const key = actionKey(decision.action, decision.input);
-      const firstStep = state.actions.get(key);
+      const hash = keyHash(key);
+      const firstStep = state.actions.get(key, hash);
       if (firstStep !== undefined) {
         return { kind: 'refuse_repeat', tool: decision.action, input: decision.input, firstStep };
       }
-      return { kind: 'act', tool: decision.action, input: decision.input, key };
+      return { kind: 'act', tool: decision.action, input: decision.input, key, hash };
     }
     case 'actions': {
       if (finalStep) return { kind: 'stop', reason: state.forcedFinal ? 'repeated_action' : 'max_steps' };
@@ -123,7 +132,8 @@ function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPer
     }
     if (call.inputError !== undefined) return refuse('INVALID_PARAMETER', `${tool}: ${call.inputError}`);
     const key = actionKey(tool, input);
-    const firstStep = state.actions.get(key);
+    const hash = keyHash(key);
+    const firstStep = state.actions.get(key, hash);
     if (firstStep !== undefined) {
       return refuse(
         'REPEATED_ACTION',
@@ -137,12 +147,6 @@ function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPer
       );
     }
     thisStep.add(key);
-    return { kind: 'run', tool, input, key, callId };
+    return { kind: 'run', tool, input, key, hash, callId };
   });
-}
-
-/** Same tool and canonically equal input (key order ignored) give the same key. */
-export function actionKey(tool: string, input: unknown): string {
-  // Flat (join copies once): a run keeps every key, and a template literal leaves a cons-string node.
-  return [tool, canonicalJson(input)].join('\u0000');
 }

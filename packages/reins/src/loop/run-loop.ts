@@ -45,8 +45,6 @@ class ReactLoop
   implements StepSource, ToolProgressSink, ApprovalGate, RunTally, FanOutLoop, AbortWatcher, TurnState
 {
   readonly ctx: LoopContext;
-  /** The run's act environment; this loop is the sink of its tools' progress reports. */
-  readonly #act: ActEnv;
   /** When the run started (its `start` event: a run rebuilt after a restart keeps its history's). */
   started: number;
   /**
@@ -54,9 +52,12 @@ class ReactLoop
    * end of the observation the loop just made (one clock read serves both).
    */
   #reasonFrom: number | undefined;
-  readonly demo: boolean;
+  /** Whether the model is a demo one (read at the run's end only: no slot per run). */
+  get demo(): boolean {
+    return this.ctx.model.demo === true;
+  }
   // What resolveTurn reads (`TurnState`): the loop itself, no object per step or per run.
-  readonly actions = new ActionKeys();
+  readonly actions: ActionKeys;
   /** A repeated action was refused: the next step is the forced final one. */
   forcedFinal = false;
   inputTokens = 0;
@@ -77,13 +78,17 @@ class ReactLoop
 
   constructor(ctx: LoopContext, end: LoopEnd) {
     this.ctx = ctx;
-    this.#act = ctx.act;
+    this.actions = new ActionKeys(ctx.log);
     this.#end = end;
     ctx.act.progress = this;
     if (ctx.approvals !== undefined) ctx.act.approval = this;
     this.started = ctx.startedAt ?? ctx.deps.now();
     this.#reasonFrom = this.started;
-    this.demo = ctx.model.demo === true;
+  }
+
+  /** The run's act environment (`ctx.act`, no slot of its own); this loop is the sink of its tools' progress reports. */
+  get #actEnv(): ActEnv {
+    return this.ctx.act;
   }
 
   /** The run's abort state, for its step requests' `signal`. */
@@ -156,7 +161,7 @@ class ReactLoop
   /** Starts the next model step's call: its pending result, or `undefined` when the run has ended. */
   #ask(): ModelResult | PromiseLike<unknown> | undefined {
     const { limits, deps, prompt, model } = this.ctx;
-    if (this.#act.signal.aborted) {
+    if (this.#actEnv.signal.aborted) {
       endAborted(this);
       return undefined;
     }
@@ -175,8 +180,8 @@ class ReactLoop
       step,
       finalStep,
       this.ctx.timeouts.modelTimeoutMs,
-      this.#act.runId,
-      userKeyOf(this.#act.principal),
+      this.#actEnv.runId,
+      userKeyOf(this.#actEnv.principal),
       this,
     );
     this.#modelStep = step;
@@ -191,7 +196,7 @@ class ReactLoop
       this.inputTokens += result.usage.inputTokens;
       this.outputTokens += result.usage.outputTokens;
     }
-    if (this.#act.signal.aborted) {
+    if (this.#actEnv.signal.aborted) {
       endAborted(this);
       return false;
     }
@@ -226,7 +231,7 @@ class ReactLoop
     const step = this.#step;
     const finalStep = this.#finalStep;
     const reasonEnd = deps.now();
-    appendReason(this.ctx, step, this.#reasonStart, reasonEnd, finalStep, result, parse, this.#act.runId);
+    appendReason(this.ctx, step, this.#reasonStart, reasonEnd, finalStep, result, parse, this.#actEnv.runId);
 
     const next = resolveTurn(parse, this, finalStep, limits.maxCallsPerStep);
     if (next.kind === 'answer' || next.kind === 'stop') {
@@ -264,7 +269,7 @@ class ReactLoop
     parse: DecisionParse,
   ): Promise<boolean> {
     const observations = await actMany(this, step, calls, reasonEnd);
-    if (this.#act.signal.aborted) {
+    if (this.#actEnv.signal.aborted) {
       endAborted(this);
       return false;
     }
@@ -295,7 +300,7 @@ class ReactLoop
   ): boolean {
     const step = this.#step;
     this.#reasonFrom = this.observed(step, observation, reasonEnd);
-    if (this.#act.signal.aborted) {
+    if (this.#actEnv.signal.aborted) {
       endAborted(this);
       return false;
     }
@@ -318,29 +323,29 @@ class ReactLoop
     actStart: number,
   ): Observation | Promise<Observation> {
     const { tool, input } = next;
-    const actId = this.actEvent(step, tool, input, actStart);
+    const act = this.actEvent(step, tool, input, actStart);
+    const actId = act.actId;
     if (next.kind === 'act') {
-      this.actions.set(next.key, step);
-      return actOn({ actId, tool, input }, this.#act, actStart);
+      this.actions.add(next.key, next.hash, act);
+      return actOn({ actId, tool, input }, this.#actEnv, actStart);
     }
     this.forcedFinal = true;
     const message = `${tool} was already called with this input at step ${next.firstStep}; its result was shown then. Give your final answer now.`;
     return refusal(actId, tool, 'REPEATED_ACTION', message);
   }
 
-  /** Logs an act with a new id; returns the logged id (a rebuilt run's is its history's). */
-  actEvent(step: number, tool: string, input: unknown, actStart: number): string {
+  /** Logs an act with a new id; returns the event as logged (a rebuilt run's is its history's). */
+  actEvent(step: number, tool: string, input: unknown, actStart: number): ActStep {
     const { log, deps } = this.ctx;
-    const draft = actDraft(step, deps.newId(), tool, input, actStart, this.#act.runId);
-    const logged = log.append(draft, actStart);
-    return (logged as ActStep).actId;
+    const draft = actDraft(step, deps.newId(), tool, input, actStart, this.#actEnv.runId);
+    return log.append(draft, actStart) as ActStep;
   }
 
   /** Appends the observe event; returns when it ended. */
   observed(step: number, observation: Observation, actStart: number): number {
     if (observation.degraded !== undefined) (this.degraded ??= []).push(observation.degraded);
     const endedAt = actStart + observation.durationMs; // no second clock read
-    this.ctx.log.append(observeDraft(step, observation, actStart, endedAt, this.#act.runId), endedAt);
+    this.ctx.log.append(observeDraft(step, observation, actStart, endedAt, this.#actEnv.runId), endedAt);
     return endedAt;
   }
 

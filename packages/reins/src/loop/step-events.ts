@@ -38,6 +38,30 @@ export function reasonDraft(
   prompt?: PromptSnapshot,
 ): ReasonStep {
   const toolCalls = result.toolCalls;
+  const native = toolCalls !== undefined && toolCalls.length > 0;
+  // Two literals, each one fixed shape: a step without native calls or a route (the usual one)
+  // has no slots for them (16 bytes of every reason event a run in flight holds).
+  if (!native && result.route === undefined) {
+    return {
+      type: 'step',
+      phase: 'reason',
+      index: step,
+      startedAt,
+      endedAt,
+      durationMs: endedAt - startedAt,
+      model: result.model ?? modelName,
+      toolsOffered,
+      raw: result.text,
+      usage: result.usage,
+      parse: parseSummary(parse),
+      decision: parse.ok ? parse.value : undefined,
+      prompt, // a `KeptPrompt`, built when first read; undefined (left out of the JSON) when not recorded
+      // Stamped by the log (`EventLog.append`); here so the event is born with its slots.
+      runId,
+      seq: -1,
+      at: endedAt,
+    };
+  }
   return {
     type: 'step',
     phase: 'reason',
@@ -51,10 +75,9 @@ export function reasonDraft(
     usage: result.usage,
     parse: parseSummary(parse),
     decision: parse.ok ? parse.value : undefined,
-    toolCalls: toolCalls !== undefined && toolCalls.length > 0 ? toolCalls : undefined,
+    toolCalls: native ? toolCalls : undefined,
     route: result.route,
-    prompt, // a `KeptPrompt`, built when first read; undefined (left out of the JSON) when not recorded
-    // Stamped by the log (`EventLog.append`); here so the event is born with its slots.
+    prompt,
     runId,
     seq: -1,
     at: endedAt,
