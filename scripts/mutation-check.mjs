@@ -77,8 +77,15 @@ const MUTANTS = [
   [
     'repeat guard removed',
     `${loop}resolve-turn.ts`,
-    'const firstStep = state.actions.get(key);',
+    'const firstStep = state.actions.get(key, hash);',
     'const firstStep = undefined as number | undefined;',
+  ],
+  [
+    'repeat guard takes a key whose hash matches for the same action',
+    `${loop}action-keys.ts`,
+    'return actionKey(event.tool, event.input) === key ? event.index : undefined;',
+    'return event.index;',
+    ['packages/reins/test/action-keys.test.ts'],
   ],
   [
     'repeat does not force the final step',
