@@ -223,10 +223,24 @@ const MUTANTS = [
     [`${test}pglite-prepared.test.ts`],
   ],
   [
+    'a transaction that changed the schema leaves its prepared statements when it ends',
+    `${src}db/pglite-worker.js`,
+    'if (entry.schema) prepared.forget();',
+    '',
+    [`${test}pglite-prepared.test.ts`],
+  ],
+  [
+    'a pool transaction reuses a connection whose prepared statements are in doubt',
+    `${src}db/pg-db.ts`,
+    'if (spoiled !== undefined && spoilsConnection(thrown)) spoiled(thrown);',
+    '',
+    [`${test}pg-prepared.test.ts`],
+  ],
+  [
     'a prepared statement whose table changed is not prepared again',
     `${src}db/pglite-prepared.js`,
-    '(error).code !== PLAN_CHANGED) throw error;',
-    '(error).code !== null) throw error;',
+    'if (!planChanged(error)) throw error;',
+    'throw error;',
     [`${test}pglite-prepared.test.ts`],
   ],
 ];

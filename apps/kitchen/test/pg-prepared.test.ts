@@ -89,4 +89,27 @@ describe.skipIf(BACKENDS[1]?.skip ?? true)('the kitchen pool prepares its statem
     await expect(db.query(broken, [1])).rejects.toMatchObject({ code: '42601' });
     expect(await db.query('SELECT $1::int AS ok', [1])).toEqual([{ ok: 1 }]);
   });
+  it('a parameter the driver cannot send fails its transaction; later transactions of the text still answer', async () => {
+    const db = await open();
+    const read = 'SELECT $1::jsonb AS doc';
+    const circular: Record<string, unknown> = {};
+    circular['self'] = circular;
+    await expect(db.transaction((tx) => tx.query(read, [circular]))).rejects.toThrow();
+    for (const a of [1, 2])
+      expect(await db.transaction((tx) => tx.query(read, [{ a }]))).toEqual([{ doc: { a } }]);
+  });
+
+  it('a column whose type changed under a prepared statement fails at most one transaction, not every one', async () => {
+    const db = await open();
+    await db.exec('CREATE TABLE shape (a int, b int); INSERT INTO shape VALUES (1, 2)');
+    const read = 'SELECT b FROM shape WHERE a = $1';
+    expect(await db.transaction((tx) => tx.query(read, [1]))).toEqual([{ b: 2 }]);
+    await db.exec('ALTER TABLE shape ALTER COLUMN b TYPE text');
+    const outcomes = await Promise.allSettled(
+      [1, 2, 3].map(() => db.transaction((tx) => tx.query(read, [1]))),
+    ).then((all) => all);
+    const failed = outcomes.filter((o) => o.status === 'rejected');
+    expect(failed.length).toBeLessThanOrEqual(1);
+    expect(outcomes.at(-1)).toEqual({ status: 'fulfilled', value: [{ b: '2' }] });
+  });
 });

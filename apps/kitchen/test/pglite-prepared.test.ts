@@ -1,7 +1,7 @@
 import { PGlite } from '@electric-sql/pglite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Db } from '../src/db/db.js';
-import { PreparedStatements } from '../src/db/pglite-prepared.js';
+import { planChanged, PreparedStatements } from '../src/db/pglite-prepared.js';
 import { openPgliteThread } from '../src/db/pglite-thread.js';
 import { pgliteTemplate } from './backends.js';
 
@@ -79,6 +79,36 @@ describe('PreparedStatements', () => {
     });
     expect(await prepared.run('SELECT $1::int AS n', ['7'])).toEqual([{ n: 7 }]);
     expect(prepared.accepts('SELECT nope FROM item')).toBe(true); // a failed prepare is tried again
+  });
+
+  it('a 0A000 that is not a changed table keeps its error (and the statement) in and out of a transaction', async () => {
+    const prepared = new PreparedStatements(pg);
+    const locked = 'SELECT count(*) FROM item WHERE id = $1 FOR UPDATE';
+    await expect(
+      pg.transaction(() => pg.runExclusive(() => prepared.run(locked, [1], true))),
+    ).rejects.toMatchObject({ code: '0A000', query: locked });
+    await expect(prepared.run(locked, [1])).rejects.toMatchObject({ code: '0A000' });
+    expect(PreparedStatements.mayChangeSchema(locked)).toBe(false);
+    expect(PreparedStatements.mayChangeSchema('ALTER TABLE item ADD c int')).toBe(true);
+  });
+
+  it('a table changed under a statement inside a transaction: PostgreSQL`s 0A000, not a retry into 25P02; prepared again after', async () => {
+    await pg.exec('CREATE TABLE turn (a int, b int); INSERT INTO turn VALUES (1, 2)');
+    const prepared = new PreparedStatements(pg);
+    const read = 'SELECT b FROM turn WHERE a = $1';
+    await expect(
+      pg.transaction(async (tx) => {
+        expect(await pg.runExclusive(() => prepared.run(read, [1], true))).toEqual([{ b: 2 }]);
+        await tx.exec('ALTER TABLE turn ALTER COLUMN b TYPE text');
+        return pg.runExclusive(() => prepared.run(read, [1], true));
+      }),
+    ).rejects.toMatchObject({ code: '0A000' });
+    await pg.exec('ALTER TABLE turn ALTER COLUMN b TYPE text');
+    expect(await prepared.run(read, [1])).toEqual([{ b: '2' }]);
+    expect(planChanged({ code: '0A000', message: 'cached plan must not change result type' })).toBe(true);
+    expect(
+      planChanged({ code: '0A000', message: 'FOR UPDATE is not allowed with aggregate functions' }),
+    ).toBe(false);
   });
 
   it('takes DML only, and no more than max texts', () => {
@@ -163,6 +193,29 @@ describe('the database thread prepares its statements', () => {
     release();
     await tx;
     expect(await outside).toEqual([{ n: 1 }]);
+  });
+
+  it('a schema change inside a transaction: its later statements see it; rolled back, the next transaction sees the old one', async () => {
+    await db.exec('CREATE TABLE pair (id int PRIMARY KEY, v int)');
+    await db.query('INSERT INTO pair (id, v) VALUES ($1, $2)', [1, 7]);
+    const read = 'SELECT v FROM pair WHERE id = $1';
+    expect(await db.query(read, [1])).toEqual([{ v: 7 }]);
+    expect(
+      await db.transaction(async (tx) => {
+        await tx.exec('ALTER TABLE pair ALTER COLUMN v TYPE text');
+        return tx.query(read, [1]);
+      }),
+    ).toEqual([{ v: '7' }]);
+    await db.exec('ALTER TABLE pair ALTER COLUMN v TYPE int USING v::int');
+    await expect(
+      db.transaction(async (tx) => {
+        await tx.exec('ALTER TABLE pair ALTER COLUMN v TYPE varchar(20)');
+        expect(await tx.query(read, [1])).toEqual([{ v: '7' }]);
+        throw new Error('undo');
+      }),
+    ).rejects.toThrow('undo');
+    expect(await db.transaction((tx) => tx.query(read, [1]))).toEqual([{ v: 7 }]);
+    expect(await db.query(read, [1])).toEqual([{ v: 7 }]);
   });
 
   it('a migration through exec or a DDL statement through query: later statements see the new schema', async () => {

@@ -87,8 +87,22 @@ const serverTimeout = (queryTimeoutMs: number): number =>
   Math.max(Math.round(queryTimeoutMs * 0.8), queryTimeoutMs - 250);
 
 /**
+ * A failed statement that leaves the connection's prepared statements in doubt: one the driver
+ * could not send whole (no SQLSTATE: pg closes the named statement it began, yet keeps it as
+ * prepared), or one whose table changed under it (0A000, "cached plan must not change result
+ * type": it fails again at every call on that connection).
+ */
+function spoilsConnection(thrown: unknown): boolean {
+  const { code, message } = (thrown ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code !== 'string') return true;
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change');
+}
+
+/**
  * `turn`: how a statement gets its connection (the pool's gate; a transaction's own: at once).
- * `names`: the pool's prepared statement names (see `StatementNames`).
+ * `names`: the pool's prepared statement names (see `StatementNames`). `spoiled`: told of a
+ * failure after which the connection must not be reused (`spoilsConnection`; the pool drops a
+ * client whose statement failed by itself).
  */
 function wrap(
   client: Pick<pg.PoolClient, 'query'>,
@@ -96,13 +110,22 @@ function wrap(
   names: StatementNames,
   turn: <T>(use: () => Promise<T>) => Promise<T> = (use) => use(),
   onOutage?: OnOutage,
+  spoiled?: (thrown: unknown) => void,
 ): Queryable {
+  const run = async <R extends object>(config: pg.QueryConfig) => {
+    try {
+      return await client.query<R & pg.QueryResultRow>(config);
+    } catch (thrown) {
+      if (spoiled !== undefined && spoilsConnection(thrown)) spoiled(thrown);
+      throw thrown;
+    }
+  };
   return {
     query: async <R extends object>(sql: string, params: readonly unknown[] = []) => {
       const config: pg.QueryConfig = { text: sql, values: [...params] };
       const name = names.nameOf(sql);
       if (name !== undefined) config.name = name;
-      return (await turn(() => guarded(() => client.query<R & pg.QueryResultRow>(config), onOutage))).rows;
+      return (await turn(() => guarded(() => run<R>(config), onOutage))).rows;
     },
     exec: async (script) => {
       // No parameters → simple protocol: several statements, one implicit transaction (or the
@@ -175,15 +198,22 @@ export async function openPgDb(options: PgDbOptions): Promise<Db> {
   async function transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await guarded(() => pool.connect(), onOutage);
     let broken: Error | undefined;
+    // A statement left the connection in doubt: it is destroyed at the end, not reused.
+    let spoiled: Error | undefined;
+    const spoil = (thrown: unknown): void => {
+      spoiled ??= thrown instanceof Error ? thrown : new Error(String(thrown));
+    };
     try {
       await guarded(() => client.query('BEGIN'), onOutage);
-      const result = await fn(wrap(client, migrationTimeoutMs, names, undefined, onOutage));
+      const result = await fn(wrap(client, migrationTimeoutMs, names, undefined, onOutage, spoil));
       await guarded(() => client.query('COMMIT'), onOutage);
       return result;
     } catch (error) {
       // A connection that failed is dropped, not rolled back: a ROLLBACK on a dead link would
       // spend another deadline, and the server rolls back a transaction whose connection dies.
       if (error instanceof DependencyUnavailableError) broken = error;
+      else if (spoiled !== undefined)
+        broken = spoiled; // destroyed: the server rolls back
       else
         broken = await client.query('ROLLBACK').then(
           () => undefined,
@@ -191,7 +221,7 @@ export async function openPgDb(options: PgDbOptions): Promise<Db> {
         );
       throw error;
     } finally {
-      client.release(broken); // with an error: the client is destroyed, never reused mid-transaction
+      client.release(broken ?? spoiled); // with an error: the client is destroyed, never reused
     }
   }
 }

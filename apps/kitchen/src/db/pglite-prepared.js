@@ -7,11 +7,19 @@ import { parse, protocol } from '@electric-sql/pglite';
 
 const { serialize } = protocol;
 
-/** Statements whose plan a later schema change may invalidate are the only ones that are not DML. */
+/** The statements prepared: any other may change the schema (`mayChangeSchema`). */
 const DML = /^\s*(?:SELECT|INSERT|UPDATE|DELETE|WITH)\b/i;
 
-/** PostgreSQL's "cached plan must not change result type": the table changed under the statement. */
-const PLAN_CHANGED = '0A000';
+/**
+ * PostgreSQL's "cached plan must not change result type": the table changed under a prepared
+ * statement. Raised while planning, before the statement ran (its code, 0A000, is shared by
+ * other "not supported" errors, which are not this).
+ * @param {unknown} error
+ */
+export function planChanged(error) {
+  const { code, message } = /** @type {{ code?: unknown; message?: unknown }} */ (error ?? {});
+  return code === '0A000' && typeof message === 'string' && message.includes('cached plan must not change');
+}
 
 /** Names given so far, in this thread. */
 let named = 0;
@@ -75,19 +83,31 @@ export class PreparedStatements {
   /**
    * Runs `sql` (one `accepts` took) with `params`; resolves to its rows. The caller holds
    * PGlite's locks as its `query` does (the transaction lock outside a transaction, the query
-   * lock always).
-   * @param {string} sql @param {readonly unknown[]} params
+   * lock always). A statement whose table changed under it is prepared again: at once outside a
+   * transaction (nothing ran), at its next call inside one (the error aborted the transaction).
+   * @param {string} sql @param {readonly unknown[]} params @param {boolean} [inTransaction]
    * @returns {Promise<unknown[]>}
    */
-  async run(sql, params) {
+  async run(sql, params, inTransaction = false) {
     try {
-      return await this.#execute(await this.#prepared(sql), params);
+      try {
+        return await this.#execute(await this.#prepared(sql), params);
+      } catch (error) {
+        if (!planChanged(error)) throw error;
+        this.#forgetOne(sql);
+        if (inTransaction) throw error;
+        return await this.#execute(await this.#prepared(sql), params);
+      }
     } catch (error) {
-      if (/** @type {{ code?: unknown }} */ (error).code !== PLAN_CHANGED) throw error;
-      // The table changed under a statement prepared before (DDL from outside this class): again, once.
-      this.#forgetOne(sql);
-      return this.#execute(await this.#prepared(sql), params);
+      // As PGlite's own errors do: the statement that failed.
+      if (error instanceof Error && !('query' in error)) Object.assign(error, { query: sql });
+      throw error;
     }
+  }
+
+  /** Whether `sql` may change the schema: anything but DML (then call `forget`). @param {string} sql */
+  static mayChangeSchema(sql) {
+    return !DML.test(sql);
   }
 
   /** A statement that may change the schema ran: every text is prepared again at its next call. */

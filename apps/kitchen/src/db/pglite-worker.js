@@ -21,6 +21,7 @@ import { PreparedStatements } from './pglite-prepared.js';
  * @property {Promise<void>} done  settles once COMMIT or ROLLBACK ran
  * @property {number} busy  statements of it running now
  * @property {ReturnType<typeof setTimeout> | undefined} timer  the idle deadline, armed while `busy` is 0
+ * @property {boolean} schema  it ran a statement that may change the schema
  */
 
 const port = parentPort;
@@ -128,7 +129,14 @@ function armIdle(txId, entry) {
  */
 function begin(db, id, txId) {
   /** @type {OpenTransaction} */
-  const entry = { tx: undefined, end: () => undefined, done: Promise.resolve(), busy: 0, timer: undefined };
+  const entry = {
+    tx: undefined,
+    end: () => undefined,
+    done: Promise.resolve(),
+    busy: 0,
+    timer: undefined,
+    schema: false,
+  };
   /** @type {Promise<'commit' | Error>} */
   const ended = new Promise((resolve) => (entry.end = resolve));
   return new Promise((answered) => {
@@ -142,6 +150,9 @@ function begin(db, id, txId) {
         answered();
         const how = await ended;
         clearTimeout(entry.timer);
+        // Statements prepared after its schema change would outlive a rollback (or a failed
+        // commit): forgotten here, while the transaction still holds the database.
+        if (entry.schema) prepared.forget();
         if (how !== 'commit') throw how; // PGlite rolls back, then rethrows it
       })
       .finally(() => clearTimeout(entry.timer));
@@ -257,19 +268,31 @@ function startNext(db) {
 }
 
 /**
+ * A statement that may have changed the schema ran (in transaction `tx`, if given): every text
+ * is prepared again, and again when that transaction ends (it may roll the change back).
+ * @param {number | undefined} tx
+ */
+function schemaChanged(tx) {
+  prepared.forget();
+  const entry = tx === undefined ? undefined : open.get(tx);
+  if (entry !== undefined) entry.schema = true;
+}
+
+/**
  * A DML statement, prepared (`PreparedStatements`) under PGlite's locks as its `query` takes
  * them: outside a transaction, the transaction lock (none may be open) and the query lock, then
  * the data synced as `query` does; in one, the query lock.
  * @param {PGlite} db @param {string} sql @param {readonly unknown[]} params @param {number | undefined} tx
  */
 async function runPrepared(db, sql, params, tx) {
-  if (tx !== undefined) return inTransaction(tx, () => db.runExclusive(() => prepared.run(sql, params)));
+  if (tx !== undefined)
+    return inTransaction(tx, () => db.runExclusive(() => prepared.run(sql, params, true)));
   // As `query` and `transaction` do: a check first, then the lock, so the lock is taken in the
   // order the statements were started (a BEGIN started before this statement goes first).
   await db._checkReady();
   return db._runExclusiveTransaction(() =>
     db.runExclusive(async () => {
-      const rows = await prepared.run(sql, params);
+      const rows = await prepared.run(sql, params, false);
       await db.syncToFs();
       return rows;
     }),
@@ -291,7 +314,7 @@ async function statement(db, request) {
               ? await db.query(sql, [...params])
               : await inTransaction(tx, (t) => t.query(sql, [...params]));
           rows = result.rows;
-          prepared.forget(); // a statement that is not DML may have changed the schema
+          if (PreparedStatements.mayChangeSchema(sql)) schemaChanged(tx);
         }
         lastOk = performance.now();
         send({ id, ok: true, rows });
@@ -302,7 +325,7 @@ async function statement(db, request) {
         try {
           await (tx === undefined ? db.exec(sql) : inTransaction(tx, (t) => t.exec(sql)));
         } finally {
-          prepared.forget(); // a script may change the schema (and fail halfway)
+          schemaChanged(tx); // a script may change the schema (and fail halfway)
         }
         lastOk = performance.now();
         send({ id, ok: true });
