@@ -69,3 +69,39 @@ export function modelDeltaDraft(index: number, text: string, at: number): EventD
     durationMs: 0,
   };
 }
+
+/** Where a loop appends its live events: its log (open until `done`). */
+interface LiveLog {
+  readonly closed: boolean;
+  append(draft: EventDraft, at: number): unknown;
+}
+
+/** A tool's progress report, appended at `clock.now()` as a live event of step `index` (none once the log closed). */
+export function appendToolProgress(
+  log: LiveLog,
+  clock: { now(): number },
+  index: number,
+  actId: string,
+  tool: string,
+  update: ToolProgress,
+): void {
+  if (log.closed) return;
+  const at = clock.now();
+  const draft = toolProgressDraft(index, actId, tool, update, at);
+  if (draft !== undefined) log.append(draft, at);
+}
+
+/** A named part of a tool call, appended as a live event of step `index` (none once the log closed). */
+export function appendToolSpan(
+  log: LiveLog,
+  index: number,
+  actId: string,
+  tool: string,
+  name: string,
+  startedAt: number,
+  endedAt: number,
+  ok: boolean,
+): void {
+  if (log.closed) return;
+  log.append(toolSpanDraft(index, actId, tool, name, startedAt, endedAt, ok), endedAt);
+}

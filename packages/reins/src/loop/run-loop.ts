@@ -13,7 +13,7 @@ import { modelBreach, startModelCall } from './call-model.js';
 import { actOn } from './execute-action.js';
 import { appendReason } from './kept-prompt.js';
 import { actMany, type FanOutLoop } from './fan-out.js';
-import { modelDeltaDraft, toolProgressDraft, toolSpanDraft } from './live-events.js';
+import { appendToolProgress, appendToolSpan, modelDeltaDraft } from './live-events.js';
 import type { LoopContext, LoopEnd } from './loop-context.js';
 import { approvalPauseOf, pauseForApproval } from './pause-for-approval.js';
 import { sayDecision } from './prompt.js';
@@ -369,17 +369,12 @@ class ReactLoop
 
   /** A tool's progress report, as a live `progress` event of the step whose call it is. */
   toolProgress(actId: string, tool: string, update: ToolProgress): void {
-    if (this.ctx.log.closed) return;
-    const at = this.ctx.deps.now();
-    const draft = toolProgressDraft(this.completed + 1, actId, tool, update, at);
-    if (draft !== undefined) this.ctx.log.append(draft, at);
+    appendToolProgress(this.ctx.log, this.ctx.deps, this.completed + 1, actId, tool, update);
   }
 
   /** A named part of a tool call, as a live `progress` event (`source: "tool_span"`) of its step. */
   toolSpan(actId: string, tool: string, name: string, startedAt: number, endedAt: number, ok: boolean): void {
-    if (this.ctx.log.closed) return;
-    const draft = toolSpanDraft(this.completed + 1, actId, tool, name, startedAt, endedAt, ok);
-    this.ctx.log.append(draft, endedAt);
+    appendToolSpan(this.ctx.log, this.completed + 1, actId, tool, name, startedAt, endedAt, ok);
   }
 
   /** A streaming model's text delta, as a live `progress` event of the step it belongs to. */

@@ -22,7 +22,7 @@ import { ABORTED, callModel, type ModelCallSlot } from '../loop/call-model.js';
 import type { EventLog } from '../loop/event-log.js';
 import { runActEnv, type ActEnv, type ApprovalGate, type ToolProgressSink } from '../loop/act-env.js';
 import { defaultBlobStore } from '../loop/check-result.js';
-import { toolProgressDraft, toolSpanDraft } from '../loop/live-events.js';
+import { appendToolProgress, appendToolSpan } from '../loop/live-events.js';
 import { RunAbort } from '../loop/run-abort.js';
 import { RunHandle } from '../loop/run-handle.js';
 import { RunDeadline } from '../loop/run-deadline.js';
@@ -379,17 +379,10 @@ class PlanRunner implements PlanContext, ToolProgressSink, ApprovalGate {
   }
 
   toolProgress(actId: string, tool: string, update: ToolProgress): void {
-    if (this.log.closed) return;
-    const at = this.deps.now();
-    const draft = toolProgressDraft(Math.max(1, this.#modelSteps), actId, tool, update, at);
-    if (draft !== undefined) this.log.append(draft, at);
+    appendToolProgress(this.log, this.deps, Math.max(1, this.#modelSteps), actId, tool, update);
   }
 
   toolSpan(actId: string, tool: string, name: string, startedAt: number, endedAt: number, ok: boolean): void {
-    if (this.log.closed) return;
-    this.log.append(
-      toolSpanDraft(Math.max(1, this.#modelSteps), actId, tool, name, startedAt, endedAt, ok),
-      endedAt,
-    );
+    appendToolSpan(this.log, Math.max(1, this.#modelSteps), actId, tool, name, startedAt, endedAt, ok);
   }
 }
