@@ -93,7 +93,10 @@ function strayKeys(raw: unknown, schema: unknown, path: string, out: string[]): 
 /**
  * The parameter sandbox for model-written input: every string is trimmed, and a string the
  * input's JSON Schema does not bound (`maxLength`) may be at most `cap` characters. Returns
- * the input with trimmed strings (a copy only where something changed) and the issues.
+ * a copy of the input (every object and array a new one, strings trimmed) and the issues:
+ * the tool never holds the objects the run's log keeps as the action's input, so a tool that
+ * changes its input (through a schema that passes objects on as they are, `z.any()`) changes
+ * neither the evidence nor what the repeated-action guard compares later calls with.
  */
 export function sandboxInput(
   value: unknown,
@@ -114,29 +117,30 @@ export function sandboxInput(
     return trimmed;
   }
   if (typeof value !== 'object' || value === null) return value;
+  if (!Array.isArray(value) && !isPlainObject(value)) return value; // not from JSON: passed on as it is
   const node = isRecord(schema) ? schema : undefined;
   if (Array.isArray(value)) {
-    let copy: unknown[] | undefined;
     const tuple = Array.isArray(node?.prefixItems) ? (node.prefixItems as unknown[]) : undefined;
+    const copy: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
-      const item: unknown = value[i];
       const itemSchema = tuple !== undefined && i < tuple.length ? tuple[i] : node?.items;
-      const safe = sandboxInput(item, itemSchema, cap, issues, `${path}[${i}]`);
-      if (safe !== item) (copy ??= value.slice())[i] = safe;
+      copy.push(sandboxInput(value[i], itemSchema, cap, issues, `${path}[${i}]`));
     }
-    return copy ?? value;
+    return copy;
   }
   const properties = node !== undefined && isRecord(node.properties) ? node.properties : undefined;
   const extra = node?.additionalProperties;
-  let copy: Record<string, unknown> | undefined;
+  const copy: Record<string, unknown> = {};
   const record = value as Record<string, unknown>;
   for (const key in record) {
-    const item = record[key];
     const known = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : extra;
-    const safe = sandboxInput(item, known, cap, issues, path === '' ? key : `${path}.${key}`);
-    if (safe !== item) (copy ??= { ...record })[key] = safe;
+    const safe = sandboxInput(record[key], known, cap, issues, path === '' ? key : `${path}.${key}`);
+    // JSON may name a key `__proto__`: it stays an own key (an assignment would set the prototype).
+    if (key === '__proto__')
+      Object.defineProperty(copy, key, { value: safe, enumerable: true, writable: true, configurable: true });
+    else copy[key] = safe;
   }
-  return copy ?? value;
+  return copy;
 }
 
 /** The schema (or a branch of its union / intersection) sets a `maxLength` for strings. */
@@ -152,4 +156,9 @@ function boundsStrings(schema: unknown, depth = 0): boolean {
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isPlainObject(value: object): boolean {
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
