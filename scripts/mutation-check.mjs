@@ -131,6 +131,13 @@ const MUTANTS = [
     'if (false) {',
   ],
   [
+    'tool shares the logged input object',
+    `${loop}validate-io.ts`,
+    'if (!Array.isArray(value) && !isPlainObject(value)) return value;',
+    'return value;',
+    ['packages/reins/test/tool-input-copy.test.ts'],
+  ],
+  [
     'output schema not checked',
     `${loop}check-result.ts`,
     'const output = checkAgainst(tool.output, invoked.output, {});',
