@@ -9,6 +9,7 @@ import {
 import type { PgQueryable } from './pg-blob-store.js';
 import { sqlNames, type SqlStoreOptions } from './sql-names.js';
 import { createRacing, ensureConversationTables } from './sql-schema.js';
+import { turnBatcher } from './turn-batcher.js';
 
 type Row = Record<string, unknown>;
 
@@ -42,9 +43,10 @@ function turn(row: Row): ConversationTurn {
 
 /**
  * Conversations in PostgreSQL (a `pg` Pool, or PGlite embedded), held to the same contract as
- * `memoryConversationStore`. A turn is one statement: the conversation is created, moved on or
- * — when it had expired — started afresh (its `generation` moves on, which is what forgets
- * its old turns), and the turn is written only if the conversation is the owner's.
+ * `memoryConversationStore`. A turn is written in one statement, with the turns of other
+ * conversations added meanwhile (`turnBatcher`): the conversation is created, moved on or —
+ * when it had expired — started afresh (its `generation` moves on, which is what forgets its
+ * old turns), and the turn is written only if the conversation is the owner's.
  */
 export async function sqlConversationStore(
   db: PgQueryable,
@@ -54,53 +56,25 @@ export async function sqlConversationStore(
   await createRacing(() => ensureConversationTables(db, names));
   const conversations = names.table('conversations');
   const turns = names.table('conversation_turns');
+  const writer = turnBatcher(db, conversations, turns);
   const counted = `c.conversation_id, c.owner_id, c.title, c.created_at, c.updated_at, c.expires_at,
     (SELECT count(*) FROM ${turns} t WHERE t.conversation_id = c.conversation_id AND t.generation = c.generation) AS turn_count`;
 
   return {
-    async addTurn(conversationId, ownerId, added, ttlMs) {
-      const { rows } = await db.query(
-        `WITH conversation AS (
-           INSERT INTO ${conversations} AS c (conversation_id, owner_id, title, created_at, updated_at, expires_at)
-           VALUES ($1, $2, $3, $4::float8, $4::float8, $4::float8 + $5::float8)
-           ON CONFLICT (conversation_id) DO UPDATE SET
-             owner_id = EXCLUDED.owner_id,
-             title = CASE WHEN c.expires_at < EXCLUDED.created_at THEN EXCLUDED.title ELSE c.title END,
-             generation = CASE WHEN c.expires_at < EXCLUDED.created_at THEN c.generation + 1 ELSE c.generation END,
-             created_at = CASE WHEN c.expires_at < EXCLUDED.created_at THEN EXCLUDED.created_at ELSE c.created_at END,
-             updated_at = CASE WHEN c.expires_at < EXCLUDED.created_at THEN EXCLUDED.updated_at
-                               ELSE GREATEST(c.updated_at, EXCLUDED.updated_at) END,
-             expires_at = CASE WHEN c.expires_at < EXCLUDED.created_at THEN EXCLUDED.expires_at
-                               ELSE GREATEST(c.expires_at, EXCLUDED.expires_at) END
-           WHERE c.owner_id = EXCLUDED.owner_id OR c.expires_at < EXCLUDED.created_at
-           RETURNING conversation_id, generation
-         ),
-         forgotten AS (
-           DELETE FROM ${turns} t USING conversation
-           WHERE t.conversation_id = conversation.conversation_id AND t.generation < conversation.generation
-         )
-         INSERT INTO ${turns} (conversation_id, generation, run_id, query, answer, status, about, answer_data, at)
-         SELECT conversation_id, generation, $6, $7, $8, $9, $10::jsonb, $12::jsonb, $11 FROM conversation
-         ON CONFLICT (conversation_id, generation, run_id) DO UPDATE SET
-           query = EXCLUDED.query, answer = EXCLUDED.answer, status = EXCLUDED.status,
-           about = EXCLUDED.about, answer_data = EXCLUDED.answer_data, at = EXCLUDED.at
-         RETURNING run_id`,
-        [
-          conversationId,
-          ownerId,
-          conversationTitle(added.query),
-          added.at,
-          ttlMs,
-          added.runId,
-          added.query,
-          added.answer ?? null,
-          added.status,
-          added.about === undefined ? null : JSON.stringify(added.about),
-          added.at,
-          added.answerData === undefined ? null : JSON.stringify(added.answerData),
-        ],
-      );
-      return rows.length > 0;
+    addTurn(conversationId, ownerId, added, ttlMs) {
+      return writer.submit({
+        conversationId,
+        ownerId,
+        title: conversationTitle(added.query),
+        at: added.at,
+        ttlMs,
+        runId: added.runId,
+        query: added.query,
+        answer: added.answer,
+        status: added.status,
+        about: added.about,
+        answerData: added.answerData,
+      });
     },
     async get(conversationId, ownerId, now) {
       const { rows } = await db.query(

@@ -9,8 +9,9 @@ import {
   type StoredRun,
   type StoredRunStatus,
 } from 'reins';
-import { AppendBatcher } from './append-batcher.js';
+import { appendBatcher } from './append-batcher.js';
 import { RunCodec } from './codec/index.js';
+import { createBatcher } from './create-batcher.js';
 import type { PgQueryable } from './pg-blob-store.js';
 import { sqlNames, type SqlStoreOptions } from './sql-names.js';
 import { createRacing, ensureRunTables, UNFINISHED } from './sql-schema.js';
@@ -49,9 +50,9 @@ const unfinished = (status: StoredRunStatus): boolean => status === 'running' ||
  * each event's body delta-encoded by the run codec (`RunCodec`). Every write is one
  * statement, so a batch is atomic on one connection as on a pool: the events of an append and
  * the run row's count, status and time go in together, guarded by the count the writer
- * expects (a gap or a stale writer stores nothing). Appends of many runs in the same tick
- * share one statement (`AppendBatcher`); a run's appends are written in the order they were
- * called, each after the one before.
+ * expects (a gap or a stale writer stores nothing). New runs, and appends of many runs, made
+ * while the statement before is being written share one (`GroupCommit`); a run's appends are
+ * written in the order they were called, each after the one before.
  */
 export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions = {}): Promise<RunStore> {
   const names = sqlNames(options, 'sqlRunStore');
@@ -59,7 +60,8 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
   const runs = names.table('runs');
   const events = names.table('run_events');
   const writers = new WriterStates(options.maxWriterStates ?? 10_000);
-  const batcher = new AppendBatcher(db, runs, events);
+  const batcher = appendBatcher(db, runs, events);
+  const creator = createBatcher(db, runs);
   /** Kept prompts' system messages, stored once by hash instead of in every run (`PromptTexts`). */
   const texts = new SqlPromptTexts(db, names.table('run_texts'));
   /** Each run's last append: the next one starts after it (encoding needs what it wrote). */
@@ -141,17 +143,7 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
 
   return {
     async create(run: NewStoredRun) {
-      await db.query(
-        `INSERT INTO ${runs} (${RUN_COLUMNS}) VALUES ($1, $2, $3, $4, $5::jsonb, 'running', $6, $6, 0)`,
-        [
-          run.runId,
-          run.ownerId,
-          run.agent,
-          run.conversationId ?? null,
-          JSON.stringify(run.request),
-          run.createdAt,
-        ],
-      );
+      if (!(await creator.submit(run))) throw new Error(`run ${run.runId} exists already`);
       writers.set(run.runId, new RunCodec(texts));
     },
     async append(runId, batch) {

@@ -268,3 +268,116 @@ describe('sqlRunStore appends', () => {
     expect((await store.load('order-1'))?.events).toEqual(events('order-1', 0, 5));
   });
 });
+
+for (const [name, openDatabase] of [
+  ['PGlite', openPglite],
+  ['PostgreSQL', openPostgres],
+] as const) {
+  describe(`sqlRunStore creates on ${name}`, () => {
+    let database: TestDatabase;
+    let schema: string;
+    beforeAll(async () => {
+      database = await openDatabase();
+      schema = (await database.fresh()).schema;
+    }, 30_000);
+    afterAll(async () => {
+      await database.close();
+    });
+
+    /** The database, counting the statements that insert run rows; `fail` makes the next one fail. */
+    function counting(): { db: PgQueryable; inserts: () => number; failNext: () => void } {
+      let inserts = 0;
+      let fail = false;
+      return {
+        db: {
+          query: (text, values) => {
+            if (text.includes(`INSERT INTO ${schema}.reins_runs `)) {
+              inserts++;
+              if (fail) {
+                fail = false;
+                return Promise.reject(new Error('connection lost'));
+              }
+            }
+            return database.db.query(text, values);
+          },
+        },
+        inserts: () => inserts,
+        failNext: () => (fail = true),
+      };
+    }
+
+    it('of many runs at once go to the database as one statement, each run as it was given', async () => {
+      const { db, inserts } = counting();
+      const store = await sqlRunStore(db, { schema });
+      const runs = Array.from({ length: 40 }, (_, i) => ({
+        ...newRun(`create-${i}`),
+        ownerId: `owner-${i % 3}`,
+        createdAt: T0 + i + 0.5,
+        request: { q: `问题 ${i}`, n: i },
+        ...(i % 2 === 0 ? { conversationId: `c-${i}` } : {}),
+      }));
+      await Promise.all(runs.map((run) => store.create(run)));
+      expect(inserts()).toBe(1);
+      for (const run of runs) {
+        const loaded = await store.load(run.runId);
+        expect(loaded?.run).toEqual({ ...run, status: 'running', updatedAt: run.createdAt, eventCount: 0 });
+      }
+      // And they go on as runs: an append each, then read back.
+      await Promise.all(runs.map((run) => store.append(run.runId, events(run.runId, 0, 1))));
+      for (const run of runs) expect((await store.load(run.runId))?.events).toEqual(events(run.runId, 0, 1));
+    });
+
+    it('an id that exists, or that a run created with it at the same time takes, is refused alone', async () => {
+      const { db, inserts } = counting();
+      const store = await sqlRunStore(db, { schema });
+      await store.create(newRun('taken-1'));
+      const outcomes = await Promise.allSettled([
+        store.create({ ...newRun('taken-1'), agent: 'second' }), // exists already
+        store.create({ ...newRun('same-tick'), agent: 'first' }),
+        store.create({ ...newRun('same-tick'), agent: 'second' }), // taken by the one before
+        store.create(newRun('free-1')),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled', 'rejected', 'fulfilled']);
+      expect(String((outcomes[0] as PromiseRejectedResult).reason)).toMatch(/taken-1 exists already/);
+      expect(String((outcomes[2] as PromiseRejectedResult).reason)).toMatch(/same-tick exists already/);
+      expect(inserts()).toBe(3); // the second same-tick waits for the statement after the first's
+      expect((await store.load('taken-1'))?.run.agent).toBe('kitchen');
+      expect((await store.load('same-tick'))?.run.agent).toBe('first');
+      expect((await store.load('free-1'))?.run.status).toBe('running');
+    });
+
+    it('a run whose data the database refuses (a NUL) fails alone: the others of its statement are made', async () => {
+      const { db, inserts } = counting();
+      const store = await sqlRunStore(db, { schema });
+      const outcomes = await Promise.allSettled([
+        store.create(newRun('nul-ok-1')),
+        store.create({ ...newRun('nul-bad'), request: { q: 'a\u0000b' } }),
+        store.create(newRun('nul-ok-2')),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
+        code: expect.stringMatching(/^22/),
+      });
+      expect(inserts()).toBe(4); // the three together, then each alone
+      expect((await store.load('nul-ok-1'))?.run.status).toBe('running');
+      expect((await store.load('nul-ok-2'))?.run.status).toBe('running');
+      expect(await store.load('nul-bad')).toBeUndefined();
+    });
+
+    it('a failed statement fails every run it carried, and the next statement goes on', async () => {
+      const { db, failNext } = counting();
+      const store = await sqlRunStore(db, { schema });
+      failNext();
+      const failed = await Promise.allSettled([
+        store.create(newRun('lost-1')),
+        store.create(newRun('lost-2')),
+      ]);
+      expect(failed.map((o) => o.status)).toEqual(['rejected', 'rejected']);
+      expect(String((failed[0] as PromiseRejectedResult).reason)).toMatch(/connection lost/);
+      expect(await store.load('lost-1')).toBeUndefined();
+      await store.create(newRun('lost-1')); // nothing was made: the id is free
+      await store.append('lost-1', events('lost-1', 0, 2));
+      expect((await store.load('lost-1'))?.events).toEqual(events('lost-1', 0, 2));
+    });
+  });
+}
