@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, runAgent, type RunEvent } from 'reins';
+import { defineTool, runAgent, type ApprovalEvent, type RunEvent } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { act, final } from './helpers.js';
 
@@ -54,6 +54,33 @@ describe('a tool gets its own copy of the input', () => {
     await run.result;
     expect(calls).toEqual([{ list: ['eggs'] }, { list: ['rice'] }]);
     expect(actInputs(run.events)).toEqual([{ list: ['eggs'] }, { list: ['rice'] }]);
+  });
+
+  it('after an approval, the tool changing its input changes neither the approval nor the act logged', async () => {
+    const owner = { id: 'user-1' };
+    const tool = defineTool({
+      name: 'shop',
+      description: 'add to the shopping list',
+      input: z.object({ list: z.any() }),
+      output: z.object({ ok: z.boolean() }),
+      readOnly: false, // needs approval
+      run: (input) => {
+        (input.list as string[]).push('changed by the tool');
+        return { ok: true };
+      },
+    });
+    const run = runAgent({
+      query: 'q',
+      model: scriptModel([act('shop', { list: ['eggs'] }), final('done')]),
+      tools: [tool],
+      principal: owner,
+    });
+    expect((await run.result).status).toBe('awaiting_approval');
+    const approval = run.events.find((e) => e.type === 'approval') as ApprovalEvent;
+    run.approve({ by: owner, actId: approval.actId, inputHash: approval.inputHash, approve: true });
+    expect((await run.result).status).toBe('success');
+    expect(approval.input).toEqual({ list: ['eggs'] });
+    expect(actInputs(run.events)).toEqual([{ list: ['eggs'] }]);
   });
 
   it('a key named __proto__ stays an own key of the copy and never becomes its prototype', async () => {

@@ -7,6 +7,18 @@ interface Waiting<Job, Result> {
   reject(error: unknown): void;
 }
 
+export interface GroupCommitOptions<Job> {
+  /**
+   * At most one job of a key per statement (an upsert may touch a row only once in a
+   * statement): a later job of a key waits for the next statement, in the order submitted.
+   */
+  readonly oneJobPer?: (job: Job) => string;
+  /** At most this many jobs per statement (the rest go in the next); default 256. */
+  readonly maxJobs?: number;
+}
+
+export const DEFAULT_MAX_JOBS_PER_STATEMENT = 256;
+
 /**
  * Group commit: jobs submitted in the same tick go to the database as one statement, and jobs
  * submitted while a statement is being written wait for it and go together in the next. With
@@ -17,22 +29,25 @@ interface Waiting<Job, Result> {
  *
  * `write(jobs)` makes the one statement and returns each job's result in the jobs' order; if it
  * throws, every job of the statement rejects with that error — unless the database refused the
- * data (SQLSTATE class 22 or 23): then each job is written alone, and only the bad one fails. Results are handed out one per
- * turn of the event loop (`onePerTurn`), and the next statement does not wait for that.
+ * data (SQLSTATE class 22 or 23): then the jobs are written again in halves, and halves of those,
+ * so only the bad job fails (about 2·log₂ n more statements for one bad job in n), stopping at
+ * the first error that is not about the data (a lost database fails the rest at once). Results
+ * are handed out one per turn of the event loop (`onePerTurn`); the next statement does not wait
+ * for that. Callers encode their jobs before `submit`, so one caller's bad value fails only it.
  */
 export class GroupCommit<Job, Result> {
   #waiting: Waiting<Job, Result>[] = [];
   #writing = false;
+  readonly #oneJobPer: ((job: Job) => string) | undefined;
+  readonly #maxJobs: number;
 
-  /**
-   * @param write makes the statement of `jobs`
-   * @param oneJobPer at most one job of a key per statement (an upsert may touch a row only once
-   *   in a statement): a later job of a key waits for the next statement, in the order submitted
-   */
   constructor(
     private readonly write: (jobs: readonly Job[]) => Promise<readonly Result[]>,
-    private readonly oneJobPer?: (job: Job) => string,
-  ) {}
+    options: GroupCommitOptions<Job> = {},
+  ) {
+    this.#oneJobPer = options.oneJobPer;
+    this.#maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS_PER_STATEMENT;
+  }
 
   submit(job: Job): Promise<Result> {
     return new Promise((resolve, reject) => {
@@ -44,7 +59,7 @@ export class GroupCommit<Job, Result> {
   async #flush(): Promise<void> {
     this.#writing = true;
     try {
-      await this.#writeWaiting();
+      await this.#writeInParts(this.#take());
     } finally {
       this.#writing = false;
       // What came in meanwhile goes next, together.
@@ -52,52 +67,47 @@ export class GroupCommit<Job, Result> {
     }
   }
 
-  async #writeWaiting(): Promise<void> {
-    const waiting = this.#take();
-    const jobs = waiting.map((w) => w.job);
-    let settle: (() => void)[];
+  /** Writes `part` as one statement, or — refused for its data — in halves; settles every job. */
+  async #writeInParts(part: readonly Waiting<Job, Result>[]): Promise<unknown> {
+    let results: readonly Result[];
     try {
-      const results = await this.#written(jobs);
-      settle = waiting.map((w, i) => () => w.resolve(results[i] as Result));
+      results = await this.write(part.map((w) => w.job));
+      if (results.length !== part.length)
+        throw new Error(`group commit: ${results.length} results for ${part.length} jobs`);
     } catch (error) {
-      if (waiting.length > 1 && isDataError(error)) {
-        // One job's data may be what the database refused (a NUL in a text): each alone, so
-        // only that job fails.
-        settle = [];
-        for (const w of waiting) {
-          try {
-            const [result] = await this.#written([w.job]);
-            settle.push(() => w.resolve(result as Result));
-          } catch (alone) {
-            settle.push(() => w.reject(alone));
-          }
-        }
-      } else settle = waiting.map((w) => () => w.reject(error));
+      if (part.length === 1 || !isDataError(error)) {
+        void onePerTurn(part, (w) => w.reject(error));
+        return error;
+      }
+      const half = Math.ceil(part.length / 2);
+      const failed = await this.#writeInParts(part.slice(0, half));
+      if (failed !== undefined && !isDataError(failed)) {
+        void onePerTurn(part.slice(half), (w) => w.reject(failed));
+        return failed;
+      }
+      return this.#writeInParts(part.slice(half));
     }
-    void onePerTurn(settle, (one) => one());
+    void onePerTurn(
+      part.map((w, i) => () => w.resolve(results[i] as Result)),
+      (settle) => settle(),
+    );
+    return undefined;
   }
 
-  async #written(jobs: readonly Job[]): Promise<readonly Result[]> {
-    const results = await this.write(jobs);
-    if (results.length !== jobs.length)
-      throw new Error(`group commit: ${results.length} results for ${jobs.length} jobs`);
-    return results;
-  }
-
-  /** The jobs of the next statement; those a key keeps out stay waiting, first in line. */
+  /** The jobs of the next statement; those a key or the limit keeps out stay waiting, first in line. */
   #take(): Waiting<Job, Result>[] {
     const all = this.#waiting;
-    const keyOf = this.oneJobPer;
+    const keyOf = this.#oneJobPer;
     if (keyOf === undefined) {
-      this.#waiting = [];
-      return all;
+      this.#waiting = all.slice(this.#maxJobs);
+      return all.length > this.#maxJobs ? all.slice(0, this.#maxJobs) : all;
     }
     const keys = new Set<string>();
     const taken: Waiting<Job, Result>[] = [];
     const left: Waiting<Job, Result>[] = [];
     for (const w of all) {
       const key = keyOf(w.job);
-      if (keys.has(key)) left.push(w);
+      if (keys.has(key) || taken.length === this.#maxJobs) left.push(w);
       else {
         keys.add(key);
         taken.push(w);

@@ -61,7 +61,7 @@ export async function sqlConversationStore(
     (SELECT count(*) FROM ${turns} t WHERE t.conversation_id = c.conversation_id AND t.generation = c.generation) AS turn_count`;
 
   return {
-    addTurn(conversationId, ownerId, added, ttlMs) {
+    async addTurn(conversationId, ownerId, added, ttlMs) {
       return writer.submit({
         conversationId,
         ownerId,
@@ -70,10 +70,10 @@ export async function sqlConversationStore(
         ttlMs,
         runId: added.runId,
         query: added.query,
-        answer: added.answer,
+        answer: added.answer ?? null,
         status: added.status,
-        about: added.about,
-        answerData: added.answerData,
+        about: added.about === undefined ? null : JSON.stringify(added.about),
+        answerData: added.answerData === undefined ? null : JSON.stringify(added.answerData),
       });
     },
     async get(conversationId, ownerId, now) {

@@ -11,7 +11,7 @@ import {
 } from 'reins';
 import { appendBatcher } from './append-batcher.js';
 import { RunCodec } from './codec/index.js';
-import { createBatcher } from './create-batcher.js';
+import { createBatcher, createJob } from './create-batcher.js';
 import type { PgQueryable } from './pg-blob-store.js';
 import { sqlNames, type SqlStoreOptions } from './sql-names.js';
 import { createRacing, ensureRunTables, UNFINISHED } from './sql-schema.js';
@@ -143,7 +143,7 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
 
   return {
     async create(run: NewStoredRun) {
-      if (!(await creator.submit(run))) throw new Error(`run ${run.runId} exists already`);
+      if (!(await creator.submit(createJob(run)))) throw new Error(`run ${run.runId} exists already`);
       writers.set(run.runId, new RunCodec(texts));
     },
     async append(runId, batch) {

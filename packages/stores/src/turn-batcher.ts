@@ -1,8 +1,12 @@
-import type { JsonValue, StoredRunStatus } from 'reins';
+import type { StoredRunStatus } from 'reins';
 import { GroupCommit } from './group-commit.js';
 import type { PgQueryable } from './pg-blob-store.js';
+import { wellFormed } from './well-formed.js';
 
-/** One turn as it goes to the database, with what creating or moving on its conversation needs. */
+/**
+ * One turn as it goes to the database, with what creating or moving on its conversation needs;
+ * its JSON values as text, encoded by the caller (a value that cannot be JSON fails only it).
+ */
 export interface TurnJob {
   readonly conversationId: string;
   readonly ownerId: string;
@@ -11,10 +15,10 @@ export interface TurnJob {
   readonly ttlMs: number;
   readonly runId: string;
   readonly query: string;
-  readonly answer: string | undefined;
+  readonly answer: string | null;
   readonly status: StoredRunStatus;
-  readonly about: { readonly [key: string]: JsonValue } | undefined;
-  readonly answerData: JsonValue | undefined;
+  readonly about: string | null;
+  readonly answerData: string | null;
 }
 
 /**
@@ -75,15 +79,15 @@ export function turnBatcher(
           jobs.map((j) => j.ttlMs),
           jobs.map((j) => j.runId),
           jobs.map((j) => j.query),
-          jobs.map((j) => j.answer ?? null),
+          jobs.map((j) => j.answer),
           jobs.map((j) => j.status),
-          jobs.map((j) => (j.about === undefined ? null : JSON.stringify(j.about))),
-          jobs.map((j) => (j.answerData === undefined ? null : JSON.stringify(j.answerData))),
+          jobs.map((j) => j.about),
+          jobs.map((j) => j.answerData),
         ],
       );
       const written = new Set(rows.map((row) => String(row['conversation_id'])));
-      return jobs.map((j) => written.has(j.conversationId));
+      return jobs.map((j) => written.has(wellFormed(j.conversationId)));
     },
-    (job) => job.conversationId,
+    { oneJobPer: (job) => wellFormed(job.conversationId) },
   );
 }

@@ -174,6 +174,32 @@ for (const [name, openDatabase] of [
       expect((await store.get('nul-3', 'alice', T0))?.turns).toEqual([turn('n3', T0, { about: { x: 1 } })]);
     });
 
+    it('a turn whose value cannot be JSON fails alone (its caller gets the error)', async () => {
+      const { schema } = await database.fresh();
+      const { store } = await counted(schema);
+      const outcomes = await Promise.allSettled([
+        store.addTurn('json-1', 'alice', turn('j1', T0), DAY),
+        store.addTurn('json-2', 'alice', turn('j2', T0, { about: { n: 10n } }), DAY),
+        store.addTurn('json-3', 'alice', turn('j3', T0), DAY),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+      expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(TypeError);
+      expect((await store.get('json-3', 'alice', T0))?.turns).toEqual([turn('j3', T0)]);
+    });
+
+    it('ids with a lone surrogate are the rows PostgreSQL makes of them (U+FFFD), and never fail others', async () => {
+      const { schema } = await database.fresh();
+      const { store } = await counted(schema);
+      const added = await Promise.all([
+        store.addTurn('y\uD800', 'alice', turn('s1', T0), DAY),
+        store.addTurn('y\uDC00', 'alice', turn('s2', T0 + 1), DAY), // the same row: the next statement
+        store.addTurn('innocent', 'alice', turn('i1', T0), DAY),
+      ]);
+      expect(added).toEqual([true, true, true]);
+      expect((await store.get('y\uFFFD', 'alice', T0 + 1))?.turns.map((t) => t.runId)).toEqual(['s1', 's2']);
+      expect((await store.get('innocent', 'alice', T0))?.turns).toEqual([turn('i1', T0)]);
+    });
+
     it('in one statement, an expired conversation starts afresh while a live one goes on', async () => {
       const { schema } = await database.fresh();
       const { store, writes } = await counted(schema);

@@ -358,10 +358,23 @@ for (const [name, openDatabase] of [
       expect((outcomes[1] as PromiseRejectedResult).reason).toMatchObject({
         code: expect.stringMatching(/^22/),
       });
-      expect(inserts()).toBe(4); // the three together, then each alone
+      expect(inserts()).toBe(5); // the three; the first two (refused), each of them; the third
       expect((await store.load('nul-ok-1'))?.run.status).toBe('running');
       expect((await store.load('nul-ok-2'))?.run.status).toBe('running');
       expect(await store.load('nul-bad')).toBeUndefined();
+    });
+
+    it('a run whose request cannot be JSON, or whose id has a lone surrogate, fails or goes alone', async () => {
+      const store = await sqlRunStore(database.db, { schema });
+      const outcomes = await Promise.allSettled([
+        store.create({ ...newRun('json-bad'), request: { n: 10n } as never }),
+        store.create(newRun('run\uD800')),
+        store.create(newRun('json-ok')),
+      ]);
+      expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'fulfilled', 'fulfilled']);
+      expect((outcomes[0] as PromiseRejectedResult).reason).toBeInstanceOf(TypeError);
+      expect((await store.load('run\uFFFD'))?.run.status).toBe('running');
+      expect((await store.load('json-ok'))?.run.status).toBe('running');
     });
 
     it('a failed statement fails every run it carried, and the next statement goes on', async () => {

@@ -37,18 +37,7 @@ export function actOn(
     const outcome: Outcome = { code: 'UNKNOWN_TOOL', message, layer: 'input' };
     return observe(request, env, started, 'rejected', outcome, 'runtime');
   }
-  const inputSchema = toolSpec(tool).inputSchema;
-  const sandboxIssues: Issue[] = [];
-  const given = sandboxInput(
-    request.input,
-    inputSchema,
-    env.maxStringChars ?? DEFAULT_STRING_CHARS,
-    sandboxIssues,
-  );
-  const input: Checked =
-    sandboxIssues.length === 0
-      ? checkAgainst(tool.input, given, { refuseKeysOutside: inputSchema })
-      : { ok: false, issues: sandboxIssues };
+  const input = checkedInput(request, env, tool);
   if (!input.ok) {
     const outcome: Outcome = {
       code: 'INVALID_PARAMETER',
@@ -62,12 +51,32 @@ export function actOn(
   if (gate !== undefined && needsApproval(tool)) {
     return gate.requestApproval(request.actId, tool.name, input.value).then((outcome) => {
       if (outcome.kind !== 'approved') return refusedByUser(request, env, started, outcome);
-      const approved = invokeAndCheck(request, env, started, tool, input.value);
+      // The approval event logged `input.value`: the tool gets a copy of its own, made the same way.
+      const own = checkedInput(request, env, tool);
+      const approved = invokeAndCheck(request, env, started, tool, own.ok ? own.value : input.value);
       const stamp = (o: Observation): Observation => ({ ...o, approval: outcome });
       return approved instanceof Promise ? approved.then(stamp) : stamp(approved);
     });
   }
   return invokeAndCheck(request, env, started, tool, input.value);
+}
+
+/**
+ * The tool's input from the model's: sandboxed (a fresh copy, strings trimmed and bounded) and
+ * parsed by the tool's schema, refusing keys its JSON Schema does not name.
+ */
+function checkedInput(request: ActRequest, env: ActEnv, tool: AnyTool): Checked {
+  const inputSchema = toolSpec(tool).inputSchema;
+  const sandboxIssues: Issue[] = [];
+  const given = sandboxInput(
+    request.input,
+    inputSchema,
+    env.maxStringChars ?? DEFAULT_STRING_CHARS,
+    sandboxIssues,
+  );
+  return sandboxIssues.length === 0
+    ? checkAgainst(tool.input, given, { refuseKeysOutside: inputSchema })
+    : { ok: false, issues: sandboxIssues };
 }
 
 function refusedByUser(
