@@ -83,6 +83,35 @@ describe('a tool gets its own copy of the input', () => {
     expect(actInputs(run.events)).toEqual([{ list: ['eggs'] }]);
   });
 
+  it('after an approval, the tool runs with exactly the input approved (a default made again would differ)', async () => {
+    const owner = { id: 'user-1' };
+    let made = 0;
+    const got: unknown[] = [];
+    const tool = defineTool({
+      name: 'send',
+      description: 'send a note',
+      input: z.object({ to: z.string(), ref: z.string().default(() => `ref-${++made}`) }),
+      output: z.object({ ok: z.boolean() }),
+      readOnly: false,
+      run: (input) => {
+        got.push(input);
+        return { ok: true };
+      },
+    });
+    const run = runAgent({
+      query: 'q',
+      model: scriptModel([act('send', { to: 'bob' }), final('sent')]),
+      tools: [tool],
+      principal: owner,
+    });
+    await run.result;
+    const approval = run.events.find((e) => e.type === 'approval') as ApprovalEvent;
+    run.approve({ by: owner, actId: approval.actId, inputHash: approval.inputHash, approve: true });
+    expect((await run.result).status).toBe('success');
+    expect(got).toEqual([approval.input]);
+    expect(got[0]).not.toBe(approval.input);
+  });
+
   it('a key named __proto__ stays an own key of the copy and never becomes its prototype', async () => {
     const seen: unknown[] = [];
     const tool = defineTool({

@@ -1,5 +1,6 @@
 import { GroupCommit } from './group-commit.js';
 import type { PgQueryable } from './pg-blob-store.js';
+import { wellFormed } from './well-formed.js';
 
 /** One run's append as it goes to the database: its encoded events and the run row's new state. */
 export interface AppendJob {
@@ -53,6 +54,6 @@ export function appendBatcher(db: PgQueryable, runs: string, events: string): Gr
     const inserted = new Map<string, number>();
     for (const row of rows)
       inserted.set(String(row['run_id']), (inserted.get(String(row['run_id'])) ?? 0) + 1);
-    return jobs.map((j) => inserted.get(j.runId) ?? 0);
+    return jobs.map((j) => inserted.get(wellFormed(j.runId)) ?? 0);
   });
 }

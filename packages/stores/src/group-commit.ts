@@ -47,6 +47,8 @@ export class GroupCommit<Job, Result> {
   ) {
     this.#oneJobPer = options.oneJobPer;
     this.#maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS_PER_STATEMENT;
+    if (!Number.isInteger(this.#maxJobs) || this.#maxJobs < 1)
+      throw new RangeError(`group commit: maxJobs must be a whole number ≥ 1, got ${this.#maxJobs}`);
   }
 
   submit(job: Job): Promise<Result> {

@@ -77,6 +77,12 @@ describe('GroupCommit', () => {
     expect(statements).toEqual([['a1', 'b1', 'c1'], ['a2', 'd1'], ['a3']]);
   });
 
+  it('maxJobs must be a whole number of at least 1 (0 would write empty statements forever)', () => {
+    const write = async (jobs: readonly string[]) => jobs;
+    for (const maxJobs of [0, -1, 1.5, Number.NaN])
+      expect(() => new GroupCommit(write, { maxJobs })).toThrow(RangeError);
+  });
+
   it('a statement that answers with the wrong number of results fails every job of it', async () => {
     const commit = new GroupCommit(async (jobs: readonly string[]) => jobs.slice(1));
     const outcomes = await Promise.allSettled([commit.submit('a'), commit.submit('b')]);

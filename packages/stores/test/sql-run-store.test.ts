@@ -377,6 +377,22 @@ for (const [name, openDatabase] of [
       expect((await store.load('json-ok'))?.run.status).toBe('running');
     });
 
+    it('appends to a run whose id has a lone surrogate take one statement each (no stale-writer reload)', async () => {
+      let statements = 0;
+      const db: PgQueryable = {
+        query: (text, values) => {
+          statements++;
+          return database.db.query(text, values);
+        },
+      };
+      const store = await sqlRunStore(db, { schema });
+      await store.create(newRun('lone\uD800'));
+      const before = statements;
+      for (let i = 0; i < 5; i++) await store.append('lone\uD800', events('lone\uD800', i, i + 1));
+      expect(statements - before).toBe(5);
+      expect((await store.load('lone\uFFFD'))?.run.eventCount).toBe(5);
+    });
+
     it('a failed statement fails every run it carried, and the next statement goes on', async () => {
       const { db, failNext } = counting();
       const store = await sqlRunStore(db, { schema });

@@ -3,7 +3,14 @@ import type { Degraded, Observation } from '../observation.js';
 import { needsApproval, type AnyTool } from '../tool.js';
 import { invokeTool, type Invocation } from './invoke-tool.js';
 import type { ApprovalOutcome } from './approvals.js';
-import { checkAgainst, describeIssues, sandboxInput, type Checked, type Issue } from './validate-io.js';
+import {
+  checkAgainst,
+  copyPlain,
+  describeIssues,
+  sandboxInput,
+  type Checked,
+  type Issue,
+} from './validate-io.js';
 import { toolSpec } from './tool-catalog.js';
 import type { ReplayedAct } from './run-replay.js';
 import type { ActEnv, ActRequest } from './act-env.js';
@@ -51,9 +58,8 @@ export function actOn(
   if (gate !== undefined && needsApproval(tool)) {
     return gate.requestApproval(request.actId, tool.name, input.value).then((outcome) => {
       if (outcome.kind !== 'approved') return refusedByUser(request, env, started, outcome);
-      // The approval event logged `input.value`: the tool gets a copy of its own, made the same way.
-      const own = checkedInput(request, env, tool);
-      const approved = invokeAndCheck(request, env, started, tool, own.ok ? own.value : input.value);
+      // The approval event logged `input.value`: the tool gets a copy of its own, of exactly that.
+      const approved = invokeAndCheck(request, env, started, tool, copyPlain(input.value));
       const stamp = (o: Observation): Observation => ({ ...o, approval: outcome });
       return approved instanceof Promise ? approved.then(stamp) : stamp(approved);
     });

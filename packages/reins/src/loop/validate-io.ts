@@ -135,10 +135,7 @@ export function sandboxInput(
   for (const key in record) {
     const known = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : extra;
     const safe = sandboxInput(record[key], known, cap, issues, path === '' ? key : `${path}.${key}`);
-    // JSON may name a key `__proto__`: it stays an own key (an assignment would set the prototype).
-    if (key === '__proto__')
-      Object.defineProperty(copy, key, { value: safe, enumerable: true, writable: true, configurable: true });
-    else copy[key] = safe;
+    defineOwn(copy, key, safe);
   }
   return copy;
 }
@@ -161,4 +158,22 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function isPlainObject(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
+}
+
+/** A deep copy of the plain objects and arrays in `value` (anything else is passed on as it is). */
+export function copyPlain(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) return value.map(copyPlain);
+  if (!isPlainObject(value)) return value;
+  const copy: Record<string, unknown> = {};
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) defineOwn(copy, key, copyPlain(record[key]));
+  return copy;
+}
+
+/** `copy[key] = value`, except that a key named `__proto__` stays an own key (an assignment would set the prototype). */
+function defineOwn(copy: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__')
+    Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
+  else copy[key] = value;
 }
