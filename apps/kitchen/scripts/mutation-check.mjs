@@ -28,9 +28,23 @@ const MUTANTS = [
   [
     'membership check skipped',
     `${src}services/principal.ts`,
-    "if (role === undefined) throw denied('not a member of the active household');",
+    'if (role === undefined) throw notMember();',
     '',
     [isolation],
+  ],
+  [
+    'memory recall without its folded membership guard',
+    `${src}services/principal.ts`,
+    "sql: 'EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $2)',",
+    "sql: '$1::text IS NOT NULL AND $2::text IS NOT NULL',",
+    [`${test}memories.test.ts`],
+  ],
+  [
+    'memory recall ignores a failed membership guard',
+    `${src}services/memory-service.ts`,
+    'if (found === undefined) throw notMember();',
+    '',
+    [`${test}memories.test.ts`],
   ],
   [
     'household profile read without the folded membership check',

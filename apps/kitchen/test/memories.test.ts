@@ -55,6 +55,9 @@ describeEachBackend('household memories', (harness) => {
         () => h.services.memories.list(principal),
         () => h.services.memories.remember(principal, { text: '婆婆不吃辣' }),
         () => h.services.memories.recall(principal, { query: '辣' }),
+        () => h.services.memories.recall(principal, { query: '？！' }), // no term to match: still checked
+        () => h.services.memories.recall(principal, { query: '' }), // invalid too: refused first, as before
+        () => h.services.memories.recall(principal, { query: '辣', householdId: 'x' }),
         () => h.services.memories.forget(principal, 'x'),
       ];
       for (const callIt of calls) {

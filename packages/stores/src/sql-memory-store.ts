@@ -11,6 +11,7 @@ import {
   type Embedder,
   type MemoryItem,
   type MemoryStore,
+  type RecallOptions,
   type RecalledMemory,
 } from 'reins';
 import type { PgQueryable } from './pg-blob-store.js';
@@ -23,6 +24,42 @@ export interface SqlMemoryStoreOptions {
   readonly table?: string;
   /** Where `pg_trgm` is created when it is missing (default `public`). */
   readonly extensionSchema?: string;
+}
+
+/**
+ * A condition the statement that reads decides too, e.g. the caller's membership:
+ * `EXISTS (SELECT 1 FROM memberships WHERE household_id = $1 AND user_id = $2)`. Its
+ * placeholders are its own (`$1`…`$n` of `params`); write them only as placeholders, never
+ * inside a literal. Trusted code writes it, never input.
+ */
+export interface SqlGuard {
+  readonly sql: string;
+  readonly params: readonly unknown[];
+}
+
+/** The SQL memory store, with reads that check an access condition in the same statement. */
+export interface SqlMemoryStore extends MemoryStore {
+  /**
+   * `recall`, with `guard` decided by the one statement that reads: `undefined` when it does
+   * not hold (then nothing of the scope is read), so an access check costs no statement of its
+   * own. A query with nothing to match still runs the guard.
+   */
+  recallIf(
+    guard: SqlGuard,
+    scope: string,
+    query: string,
+    options?: RecallOptions,
+  ): Promise<RecalledMemory[] | undefined>;
+}
+
+/** `guard.sql` with its placeholders moved after the statement's first `offset` ones. */
+function shiftedGuard(guard: SqlGuard, offset: number): string {
+  return guard.sql.replace(/\$(\d+)/g, (_match, digits: string) => {
+    const n = Number(digits);
+    if (n < 1 || n > guard.params.length)
+      throw new RangeError(`sqlMemoryStore: guard placeholder $${digits} has no parameter`);
+    return `$${n + offset}`;
+  });
 }
 
 const TABLE = /^[a-z_][a-z0-9_]{0,62}(?:\.[a-z_][a-z0-9_]{0,62})?$/;
@@ -61,7 +98,7 @@ function toItem(row: Record<string, unknown>): MemoryItem {
 export async function sqlMemoryStore(
   db: PgQueryable,
   options: SqlMemoryStoreOptions = {},
-): Promise<MemoryStore> {
+): Promise<SqlMemoryStore> {
   const table = options.table ?? 'reins_memories';
   if (!TABLE.test(table))
     throw new TypeError(`sqlMemoryStore: table ${JSON.stringify(table)} is not a plain identifier`);
@@ -102,6 +139,69 @@ export async function sqlMemoryStore(
            LATERAL (SELECT ${trgm}.word_similarity(q.term, m.segmented) AS sim) s
       ORDER BY q.n)`;
 
+  /** Recall; with a guard, `undefined` when the guard does not hold (decided by the same statement). */
+  async function recallGuarded(
+    guard: SqlGuard | undefined,
+    scope: string,
+    query: string,
+    recallOptions: RecallOptions,
+  ): Promise<RecalledMemory[] | undefined> {
+    const terms = memoryTerms(query);
+    const queryVector =
+      terms.length === 0 && options.embedder === undefined
+        ? undefined
+        : await tryEmbed(options.embedder, query);
+    if (terms.length === 0 && queryVector === undefined) {
+      if (guard === undefined) return [];
+      const { rows } = await db.query(`SELECT (${shiftedGuard(guard, 0)}) AS ok`, [...guard.params]);
+      return rows[0]?.['ok'] === true ? [] : undefined;
+    }
+    const candidates =
+      queryVector === undefined
+        ? `AND (m.words @@ to_tsquery('simple', $3)
+                OR EXISTS (SELECT 1 FROM unnest($2::text[]) AS q(term)
+                           WHERE ${trgm}.word_similarity(q.term, m.segmented) >= $4))`
+        : '';
+    const read = (condition: string) =>
+      `SELECT ${COLUMNS}, m.seq, embedding, ${similarities} AS sims, m.words @@ to_tsquery('simple', $3) AS text_hit
+       FROM ${table} m
+       WHERE ${condition}m.scope = $1 ${candidates}
+       ORDER BY m.created_at DESC, m.seq DESC
+       LIMIT ${MAX_SCORED_ROWS}`;
+    const params = [scope, terms.map((t) => t.term), terms.map((t) => t.term).join(' | '), TRIGRAM_FLOOR];
+    // Guarded: one row with `guard_ok` and no memory when nothing matched, or the guard failed.
+    const { rows } =
+      guard === undefined
+        ? await db.query(read(''), params)
+        : await db.query(
+            `WITH guard AS (SELECT (${shiftedGuard(guard, params.length)}) AS ok)
+             SELECT guard.ok AS guard_ok, r.* FROM guard
+             LEFT JOIN LATERAL (${read('guard.ok AND ')}) r ON true
+             ORDER BY r.created_at DESC, r.seq DESC`,
+            [...params, ...guard.params],
+          );
+    if (guard !== undefined && rows[0]?.['guard_ok'] !== true) return undefined;
+    const found: RecalledMemory[] = [];
+    for (const row of rows) {
+      if (row['id'] === null || row['id'] === undefined) continue; // the guard's row, no memory
+      const item = toItem(row);
+      const embedding = Array.isArray(row['embedding']) ? (row['embedding'] as number[]) : undefined;
+      const sims = Array.isArray(row['sims']) ? (row['sims'] as unknown[]).map(Number) : [];
+      const scored = scoreMemory(
+        terms,
+        memoryTerms(item.text),
+        {
+          trigramSims: sims,
+          vector:
+            queryVector === undefined || embedding === undefined ? undefined : cosine(queryVector, embedding),
+        },
+        queryVector !== undefined,
+      );
+      if (scored !== undefined) found.push({ ...item, ...scored });
+    }
+    return rankRecalled(found, recallOptions);
+  }
+
   return {
     async remember(scope, text, source) {
       const content = memoryText(text);
@@ -132,46 +232,10 @@ export async function sqlMemoryStore(
       return raced;
     },
 
-    async recall(scope, query, recallOptions = {}) {
-      const terms = memoryTerms(query);
-      if (terms.length === 0 && options.embedder === undefined) return [];
-      const queryVector = await tryEmbed(options.embedder, query);
-      if (terms.length === 0 && queryVector === undefined) return [];
-      const candidates =
-        queryVector === undefined
-          ? `AND (m.words @@ to_tsquery('simple', $3)
-                  OR EXISTS (SELECT 1 FROM unnest($2::text[]) AS q(term)
-                             WHERE ${trgm}.word_similarity(q.term, m.segmented) >= $4))`
-          : '';
-      const { rows } = await db.query(
-        `SELECT ${COLUMNS}, embedding, ${similarities} AS sims, m.words @@ to_tsquery('simple', $3) AS text_hit
-         FROM ${table} m
-         WHERE m.scope = $1 ${candidates}
-         ORDER BY m.created_at DESC, m.seq DESC
-         LIMIT ${MAX_SCORED_ROWS}`,
-        [scope, terms.map((t) => t.term), terms.map((t) => t.term).join(' | '), TRIGRAM_FLOOR],
-      );
-      const found: RecalledMemory[] = [];
-      for (const row of rows) {
-        const item = toItem(row);
-        const embedding = Array.isArray(row.embedding) ? (row.embedding as number[]) : undefined;
-        const sims = Array.isArray(row.sims) ? (row.sims as unknown[]).map(Number) : [];
-        const scored = scoreMemory(
-          terms,
-          memoryTerms(item.text),
-          {
-            trigramSims: sims,
-            vector:
-              queryVector === undefined || embedding === undefined
-                ? undefined
-                : cosine(queryVector, embedding),
-          },
-          queryVector !== undefined,
-        );
-        if (scored !== undefined) found.push({ ...item, ...scored });
-      }
-      return rankRecalled(found, recallOptions);
-    },
+    recall: async (scope, query, recallOptions = {}) =>
+      (await recallGuarded(undefined, scope, query, recallOptions)) ?? [],
+
+    recallIf: (guard, scope, query, recallOptions = {}) => recallGuarded(guard, scope, query, recallOptions),
 
     async list(scope) {
       const { rows } = await db.query(

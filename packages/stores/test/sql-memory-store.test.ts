@@ -76,3 +76,65 @@ describe('sqlMemoryStore (SQL specifics)', () => {
     expect((await store.recall('household:a', "'); DROP 辣"))[0]?.text).toBe(text);
   });
 });
+
+describe('sqlMemoryStore.recallIf: an access condition decided by the statement that recalls', () => {
+  const backends: [string, () => PgQueryable, string][] = [
+    ['postgres', () => pool, `${schema}.guarded`],
+    ['pglite', pglite, 'guarded'],
+  ];
+  /** The database, counting the statements sent to it. */
+  const counted = (db: PgQueryable) => {
+    const texts: string[] = [];
+    const queryable: PgQueryable = {
+      query: (text, values) => {
+        texts.push(text);
+        return db.query(text, values);
+      },
+    };
+    return { queryable, texts };
+  };
+  const guardTable = (table: string) => table.replace(/guarded$/, 'guard_members');
+
+  for (const [name, db, table] of backends) {
+    it(`[${name}] gives what recall gives when the guard holds, undefined when it does not — one statement each`, async () => {
+      await db().query(`CREATE TABLE IF NOT EXISTS ${guardTable(table)} (household text, member text)`);
+      await db().query(`INSERT INTO ${guardTable(table)} VALUES ('a', 'u1')`);
+      const { queryable, texts } = counted(db());
+      const store = await sqlMemoryStore(queryable, { table });
+      for (const text of ['婆婆不吃辣', '小宝对花生过敏', '爷爷爱吃鱼', '婆婆爱喝汤'])
+        await store.remember('household:a', text);
+      const guard = (member: string) => ({
+        sql: `EXISTS (SELECT 1 FROM ${guardTable(table)} WHERE household = $1 AND member = $2)`,
+        params: ['a', member],
+      });
+      texts.length = 0;
+      const plain = await store.recall('household:a', '婆婆吃辣吗', { limit: 3 });
+      const allowed = await store.recallIf(guard('u1'), 'household:a', '婆婆吃辣吗', { limit: 3 });
+      const refused = await store.recallIf(guard('u2'), 'household:a', '婆婆吃辣吗', { limit: 3 });
+      expect(plain.map((m) => m.text)).toEqual(['婆婆不吃辣', '婆婆爱喝汤', '爷爷爱吃鱼']);
+      expect(allowed).toEqual(plain);
+      expect(refused).toBeUndefined();
+      expect(texts).toHaveLength(3);
+      // Nothing matches: the member gets [], the outsider still undefined.
+      expect(await store.recallIf(guard('u1'), 'household:a', '电脑', {})).toEqual([]);
+      expect(await store.recallIf(guard('u2'), 'household:a', '电脑', {})).toBeUndefined();
+      // A query with no term at all still runs the guard (recall itself sends nothing then).
+      texts.length = 0;
+      expect(await store.recall('household:a', '？！')).toEqual([]);
+      expect(texts).toHaveLength(0);
+      expect(await store.recallIf(guard('u1'), 'household:a', '？！')).toEqual([]);
+      expect(await store.recallIf(guard('u2'), 'household:a', '？！')).toBeUndefined();
+      expect(texts).toHaveLength(2);
+    });
+  }
+
+  it('refuses a guard placeholder without its parameter (a programmer mistake)', async () => {
+    const store = await sqlMemoryStore(pool, { table: `${schema}.guarded_bad` });
+    await expect(store.recallIf({ sql: '$2 = 1', params: [1] }, 'household:a', '辣')).rejects.toThrow(
+      RangeError,
+    );
+    await expect(store.recallIf({ sql: '$0 = 1', params: [1] }, 'household:a', '辣')).rejects.toThrow(
+      RangeError,
+    );
+  });
+});

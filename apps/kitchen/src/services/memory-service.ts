@@ -1,11 +1,12 @@
 import { sqlMemoryStore } from '@reins/stores';
 import { pgQueryable } from '../db/pg-queryable.js';
-import type { Embedder, MemoryItem, MemoryStore } from 'reins';
+import type { Embedder, MemoryItem } from 'reins';
+import type { SqlMemoryStore } from '@reins/stores';
 import { z } from 'zod';
 import { notFound } from '../domain/errors.js';
 import { parseInput } from '../domain/validate.js';
 import type { ServiceEnv } from './env.js';
-import { requireMember, type KitchenPrincipal } from './principal.js';
+import { memberGuard, memberScope, notMember, requireMember, type KitchenPrincipal } from './principal.js';
 
 /** One household memory as its members see it ("婆婆不吃辣", said last week). */
 export interface HouseholdMemory {
@@ -54,9 +55,9 @@ const shown = (item: MemoryItem): HouseholdMemory => ({
 });
 
 export function createMemoryService(env: ServiceEnv, embedder?: Embedder): MemoryService {
-  let store: Promise<MemoryStore> | undefined;
+  let store: Promise<SqlMemoryStore> | undefined;
   // Opened on first use (it creates its table and pg_trgm): services are built synchronously.
-  const open = (): Promise<MemoryStore> => {
+  const open = (): Promise<SqlMemoryStore> => {
     store ??= sqlMemoryStore(pgQueryable(env.db), {
       table: 'kitchen_memories',
       ...(embedder === undefined ? {} : { embedder }),
@@ -86,9 +87,20 @@ export function createMemoryService(env: ServiceEnv, embedder?: Embedder): Memor
     },
 
     async recall(principal, input) {
-      const { householdId } = await requireMember(env.db, principal);
-      const { query, limit } = parseInput(recallInput, input);
-      const found = await (await open()).recall(scopeOf(householdId), query, { limit: limit ?? 5 });
+      // The membership check is decided by the statement that recalls (one statement, not two).
+      const scope = memberScope(principal);
+      let parsed: z.infer<typeof recallInput>;
+      try {
+        parsed = parseInput(recallInput, input);
+      } catch (error) {
+        await requireMember(env.db, principal); // a non-member learns nothing more, as before
+        throw error;
+      }
+      const { query, limit } = parsed;
+      const found = await (
+        await open()
+      ).recallIf(memberGuard(scope), scopeOf(scope.householdId), query, { limit: limit ?? 5 });
+      if (found === undefined) throw notMember();
       return found.map((m) => ({ ...shown(m), score: Math.round(m.score * 1000) / 1000, via: m.via }));
     },
   };

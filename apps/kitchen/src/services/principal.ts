@@ -30,7 +30,7 @@ export async function requireMember(q: Queryable, principal: KitchenPrincipal): 
     [principal.householdId, principal.userId],
   );
   const role = rows[0]?.role;
-  if (role === undefined) throw denied('not a member of the active household');
+  if (role === undefined) throw notMember();
   return { householdId: principal.householdId, userId: principal.userId, role };
 }
 
@@ -43,6 +43,23 @@ export async function requireMember(q: Queryable, principal: KitchenPrincipal): 
 export function memberScope(principal: KitchenPrincipal): { householdId: string; userId: string } {
   if (principal.householdId === null) throw denied('no active household: choose one first');
   return { householdId: principal.householdId, userId: principal.userId };
+}
+
+/** What a caller who is not a member of the active household gets, whichever check found it. */
+export const notMember = (): Error => denied('not a member of the active household');
+
+/**
+ * The membership check as a condition for a store that decides it in the statement that reads
+ * (`SqlGuard` of `@reins/stores`): the scope's household and user bound as its own `$1`, `$2`.
+ */
+export function memberGuard(scope: { householdId: string; userId: string }): {
+  sql: string;
+  params: [string, string];
+} {
+  return {
+    sql: 'EXISTS (SELECT 1 FROM memberships m WHERE m.household_id = $1 AND m.user_id = $2)',
+    params: [scope.householdId, scope.userId],
+  };
 }
 
 /**
