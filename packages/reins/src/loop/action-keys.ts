@@ -8,14 +8,18 @@ import { canonicalJson } from '../util/canonical-json.js';
  * a hash that matches is confirmed by making that act's key again, so two actions whose
  * hashes collide are never taken for each other. A key's text is ~40 bytes a step that a run
  * in flight no longer holds (see bench/loop-overhead). The first action is kept in two fields,
- * the others in one array sized exactly (hash, seq, hash, seq …), scanned in order.
+ * the others in one array (hash, seq, hash, seq …), scanned in order, whose size doubles when
+ * it is full: exact for the second and third actions, and no copy of the whole array per step
+ * (a copy per step made a long run's guard cost grow with its length).
  */
 export class ActionKeys {
   readonly #log: { readonly events: readonly RunEvent[] };
   #firstHash = 0;
   /** The first action's `act` event (-1: none yet). */
   #firstSeq = -1;
-  #rest: readonly number[] | undefined;
+  #rest: number[] | undefined;
+  /** How many slots of `#rest` hold actions (two per action). */
+  #restUsed = 0;
 
   /** @param log the run's log (its `events` by sequence number) */
   constructor(log: { readonly events: readonly RunEvent[] }) {
@@ -30,7 +34,7 @@ export class ActionKeys {
     }
     const rest = this.#rest;
     if (rest === undefined) return undefined;
-    for (let i = 0; i < rest.length; i += 2) {
+    for (let i = 0; i < this.#restUsed; i += 2) {
       if (rest[i] !== hash) continue;
       const step = this.#confirmed(rest[i + 1] as number, key);
       if (step !== undefined) return step;
@@ -48,9 +52,17 @@ export class ActionKeys {
       this.#firstSeq = act.seq;
       return;
     }
-    const rest = this.#rest;
-    // concat makes an exact-size copy (push would leave ~16 spare slots per run).
-    this.#rest = rest === undefined ? [hash, act.seq] : rest.concat(hash, act.seq);
+    let rest = this.#rest;
+    const at = this.#restUsed;
+    if (rest === undefined || at === rest.length) {
+      // Grown by hand: push would leave ~16 spare slots per run in flight.
+      const grown = new Array<number>(rest === undefined ? 2 : rest.length * 2);
+      for (let i = 0; i < at; i++) grown[i] = rest?.[i] as number;
+      this.#rest = rest = grown;
+    }
+    rest[at] = hash;
+    rest[at + 1] = act.seq;
+    this.#restUsed = at + 2;
   }
 
   /** The step of the act event at `seq` when its action's key is `key`. */
