@@ -42,7 +42,8 @@ export interface SqlMemoryStore extends MemoryStore {
   /**
    * `recall`, with `guard` decided by the one statement that reads: `undefined` when it does
    * not hold (then nothing of the scope is read), so an access check costs no statement of its
-   * own. A query with nothing to match still runs the guard.
+   * own. A query with nothing to match still runs the guard. With an embedder the guard goes
+   * first, in a statement of its own: the query reaches the embedder only for a caller it lets in.
    */
   recallIf(
     guard: SqlGuard,
@@ -52,14 +53,21 @@ export interface SqlMemoryStore extends MemoryStore {
   ): Promise<RecalledMemory[] | undefined>;
 }
 
-/** `guard.sql` with its placeholders moved after the statement's first `offset` ones. */
+/** `guard.sql` with its placeholders moved after the statement's first `offset` ones, in parentheses. */
 function shiftedGuard(guard: SqlGuard, offset: number): string {
-  return guard.sql.replace(/\$(\d+)/g, (_match, digits: string) => {
+  const used = new Set<number>();
+  const sql = guard.sql.replace(/\$(\d+)/g, (_match, digits: string) => {
     const n = Number(digits);
     if (n < 1 || n > guard.params.length)
       throw new RangeError(`sqlMemoryStore: guard placeholder $${digits} has no parameter`);
+    used.add(n);
     return `$${n + offset}`;
   });
+  if (used.size !== guard.params.length)
+    throw new RangeError(
+      `sqlMemoryStore: the guard has ${guard.params.length} parameters but uses ${used.size}`,
+    );
+  return `(\n${sql}\n)`; // on lines of its own: a trailing -- comment ends there
 }
 
 const TABLE = /^[a-z_][a-z0-9_]{0,62}(?:\.[a-z_][a-z0-9_]{0,62})?$/;
@@ -139,6 +147,12 @@ export async function sqlMemoryStore(
            LATERAL (SELECT ${trgm}.word_similarity(q.term, m.segmented) AS sim) s
       ORDER BY q.n)`;
 
+  /** Whether the guard holds, in a statement of its own. */
+  async function guardHolds(guard: SqlGuard): Promise<boolean> {
+    const { rows } = await db.query(`SELECT ${shiftedGuard(guard, 0)} AS ok`, [...guard.params]);
+    return rows[0]?.['ok'] === true;
+  }
+
   /** Recall; with a guard, `undefined` when the guard does not hold (decided by the same statement). */
   async function recallGuarded(
     guard: SqlGuard | undefined,
@@ -147,14 +161,18 @@ export async function sqlMemoryStore(
     recallOptions: RecallOptions,
   ): Promise<RecalledMemory[] | undefined> {
     const terms = memoryTerms(query);
+    // The query goes to the embedder (a provider, maybe paid) only for a caller the guard lets in.
+    if (guard !== undefined && options.embedder !== undefined) {
+      if (!(await guardHolds(guard))) return undefined;
+      guard = undefined;
+    }
     const queryVector =
       terms.length === 0 && options.embedder === undefined
         ? undefined
         : await tryEmbed(options.embedder, query);
     if (terms.length === 0 && queryVector === undefined) {
       if (guard === undefined) return [];
-      const { rows } = await db.query(`SELECT (${shiftedGuard(guard, 0)}) AS ok`, [...guard.params]);
-      return rows[0]?.['ok'] === true ? [] : undefined;
+      return (await guardHolds(guard)) ? [] : undefined;
     }
     const candidates =
       queryVector === undefined
@@ -174,7 +192,7 @@ export async function sqlMemoryStore(
       guard === undefined
         ? await db.query(read(''), params)
         : await db.query(
-            `WITH guard AS (SELECT (${shiftedGuard(guard, params.length)}) AS ok)
+            `WITH guard AS (SELECT ${shiftedGuard(guard, params.length)} AS ok)
              SELECT guard.ok AS guard_ok, r.* FROM guard
              LEFT JOIN LATERAL (${read('guard.ok AND ')}) r ON true
              ORDER BY r.created_at DESC, r.seq DESC`,

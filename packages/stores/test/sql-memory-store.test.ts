@@ -128,6 +128,32 @@ describe('sqlMemoryStore.recallIf: an access condition decided by the statement 
     });
   }
 
+  it('with an embedder, the query is embedded only for a caller the guard lets in', async () => {
+    await pool.query(`CREATE TABLE IF NOT EXISTS ${schema}.embed_members (member text)`);
+    await pool.query(`INSERT INTO ${schema}.embed_members VALUES ('u1')`);
+    const embedded: string[] = [];
+    const store = await sqlMemoryStore(pool, {
+      table: `${schema}.guarded_embed`,
+      embedder: {
+        name: 'counting',
+        embed: async (texts) => {
+          embedded.push(...texts);
+          return texts.map(() => [0.5, 0.25]);
+        },
+      },
+    });
+    await store.remember('household:a', '婆婆不吃辣');
+    embedded.length = 0;
+    const guard = (member: string) => ({
+      sql: `EXISTS (SELECT 1 FROM ${schema}.embed_members WHERE member = $1) -- a trailing comment`,
+      params: [member],
+    });
+    expect(await store.recallIf(guard('u2'), 'household:a', '婆婆的秘密')).toBeUndefined();
+    expect(embedded).toEqual([]);
+    expect((await store.recallIf(guard('u1'), 'household:a', '婆婆吃辣吗'))?.[0]?.text).toBe('婆婆不吃辣');
+    expect(embedded).toEqual(['婆婆吃辣吗']);
+  });
+
   it('refuses a guard placeholder without its parameter (a programmer mistake)', async () => {
     const store = await sqlMemoryStore(pool, { table: `${schema}.guarded_bad` });
     await expect(store.recallIf({ sql: '$2 = 1', params: [1] }, 'household:a', '辣')).rejects.toThrow(
