@@ -44,6 +44,13 @@ export interface KitchenConfig {
    */
   readonly pgliteThread: boolean;
   /**
+   * `REINS_CODEC_THREAD`: `on` encodes the stored run events in a worker thread, so the event loop
+   * only hands them over (~19% less of its time per run with PostgreSQL at c=200); `off` (default)
+   * encodes them in the main thread. Worth it where cores are to spare: on a 2-core machine
+   * running PostgreSQL and the load too, the machine runs out instead (docs/performance.md).
+   */
+  readonly codecThread: boolean;
+  /**
    * `REINS_PGLITE_TX_IDLE_TIMEOUT_MS` (PGlite in a thread): a transaction whose caller sends
    * nothing for this long is rolled back (code `25P03`), since everything else waits behind it
    * (default 5 000).
@@ -196,6 +203,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     ),
     dataDir: env['REINS_DATA_DIR'] || DEFAULT_DATA_DIR,
     pgliteThread: onOff('REINS_PGLITE_THREAD', env['REINS_PGLITE_THREAD'], true),
+    codecThread: onOff('REINS_CODEC_THREAD', env['REINS_CODEC_THREAD'], false),
     pgliteTxIdleTimeoutMs: wholeNumber(
       'REINS_PGLITE_TX_IDLE_TIMEOUT_MS',
       env['REINS_PGLITE_TX_IDLE_TIMEOUT_MS'],

@@ -36,6 +36,20 @@ describe('limit settings', () => {
   });
 });
 
+describe('the run codec thread', () => {
+  it('encodes stored events in the main thread unless REINS_CODEC_THREAD=on, on either database', () => {
+    expect(readConfig({}).codecThread).toBe(false);
+    expect(readConfig({ DATABASE_URL: 'postgres://127.0.0.1/test' }).codecThread).toBe(false);
+    expect(readConfig({ REINS_CODEC_THREAD: 'on' }).codecThread).toBe(true);
+    expect(
+      readConfig({ DATABASE_URL: 'postgres://127.0.0.1/test', REINS_CODEC_THREAD: 'on' }).codecThread,
+    ).toBe(true);
+    expect(() => readConfig({ REINS_CODEC_THREAD: 'sometimes' })).toThrow(
+      /REINS_CODEC_THREAD must be on or off/,
+    );
+  });
+});
+
 describe('embedded database settings', () => {
   it('PGlite runs in a worker thread unless REINS_PGLITE_THREAD=off; the idle deadline defaults to 5 s', () => {
     const config = readConfig({});

@@ -43,6 +43,15 @@ const BACKENDS: Backend[] = [
       CRASH_SCHEMA: await freshSchema('crash'),
     }),
   },
+  {
+    name: 'PostgreSQL, events encoded in the codec thread',
+    env: async () => ({
+      CRASH_BACKEND: 'postgres',
+      CRASH_DATA: PG_URL,
+      CRASH_SCHEMA: await freshSchema('crash'),
+      CRASH_CODEC_THREAD: 'on',
+    }),
+  },
 ];
 
 beforeAll(buildPackages, 120_000);

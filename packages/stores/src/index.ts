@@ -17,7 +17,7 @@ export {
   encodeEvent,
   decodeEvent,
 } from './codec/index.js';
-export { sqlRunStore, type SqlRunStoreOptions } from './sql-run-store.js';
+export { sqlRunStore, type SqlRunStore, type SqlRunStoreOptions } from './sql-run-store.js';
 export { sqlConversationStore } from './sql-conversation-store.js';
 export type { SqlStoreOptions } from './sql-names.js';
 export { pgUnavailableReason } from './pg-unavailable.js';

@@ -16,11 +16,23 @@ import type { PgQueryable } from './pg-blob-store.js';
 import { sqlNames, type SqlStoreOptions } from './sql-names.js';
 import { createRacing, ensureRunTables, UNFINISHED } from './sql-schema.js';
 import { SqlPromptTexts } from './sql-prompt-texts.js';
-import { WriterStates } from './writer-states.js';
+import { localCodecHost, type CodecHost } from './codec-host.js';
+import { threadCodecHost } from './codec-thread.js';
 
 export interface SqlRunStoreOptions extends SqlStoreOptions {
   /** How many runs' codec states to keep between appends (default 10 000). */
   readonly maxWriterStates?: number;
+  /**
+   * Encode events in a worker thread (default `false`): the event loop then only sends each
+   * event's JSON form there. Worth it where the event loop is what runs out (PostgreSQL under
+   * load); where a second busy thread is (PGlite in its own), it costs.
+   */
+  readonly codecThread?: boolean;
+}
+
+/** A run store in SQL; `close` ends its codec thread, if it has one (the store is not used after). */
+export interface SqlRunStore extends RunStore {
+  close(): Promise<void>;
 }
 
 type Row = Record<string, unknown>;
@@ -54,16 +66,19 @@ const unfinished = (status: StoredRunStatus): boolean => status === 'running' ||
  * while the statement before is being written share one (`GroupCommit`); a run's appends are
  * written in the order they were called, each after the one before.
  */
-export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions = {}): Promise<RunStore> {
+export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions = {}): Promise<SqlRunStore> {
   const names = sqlNames(options, 'sqlRunStore');
   await createRacing(() => ensureRunTables(db, names));
   const runs = names.table('runs');
   const events = names.table('run_events');
-  const writers = new WriterStates(options.maxWriterStates ?? 10_000);
   const batcher = appendBatcher(db, runs, events);
   const creator = createBatcher(db, runs);
   /** Kept prompts' system messages, stored once by hash instead of in every run (`PromptTexts`). */
   const texts = new SqlPromptTexts(db, names.table('run_texts'));
+  const maxStates = options.maxWriterStates ?? 10_000;
+  /** The codec state of each run being written (delta encoding needs what came before). */
+  const writers: CodecHost =
+    options.codecThread === true ? threadCodecHost(texts, maxStates) : localCodecHost(texts, maxStates);
   /** Each run's last append: the next one starts after it (encoding needs what it wrote). */
   const tails = new Map<string, Promise<void>>();
 
@@ -86,19 +101,23 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     return { run: storedRun(head), bodies };
   }
 
-  /** A codec state from the stored rows (a run this store did not write, or wrote before a restart). */
-  async function rebuild(runId: string): Promise<{ run: StoredRun; codec: RunCodec; events: RunEvent[] }> {
+  /** A codec state from the stored rows (a run this store did not write, or wrote before a restart), held by `writers`. */
+  async function rebuild(runId: string): Promise<number> {
     const stored = await read(runId);
     if (stored === undefined) throw new Error(`run ${runId} does not exist`);
     const codec = new RunCodec(texts);
-    const decoded = stored.bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
-    return { run: stored.run, codec, events: decoded };
+    for (const { seq, body } of stored.bodies) codec.decode(body, runId, seq);
+    writers.resume(
+      runId,
+      codec,
+      stored.bodies.map(({ body }) => body),
+    );
+    return codec.count;
   }
 
   async function write(runId: string, batch: readonly RunEvent[], retried: boolean): Promise<void> {
-    const cached = writers.get(runId);
-    const codec = cached ?? (await rebuild(runId)).codec;
-    const expected = codec.count;
+    const cached = writers.count(runId);
+    const expected = cached ?? (await rebuild(runId));
     const fresh = batch.filter((e) => e.seq >= expected);
     if (fresh.length === 0) return;
     if (cached !== undefined && fresh[0]?.seq !== expected) {
@@ -114,8 +133,7 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     const last = fresh[fresh.length - 1] as RunEvent;
     let inserted: number;
     try {
-      const usedTexts = new Map<string, string>();
-      const bodies = fresh.map((event) => codec.encode(event, usedTexts));
+      const { bodies, usedTexts } = await writers.encode(runId, fresh);
       const storing = texts.store(usedTexts); // undefined: written already (no extra turn)
       if (storing !== undefined) await storing;
       inserted = await batcher.submit({
@@ -131,8 +149,7 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
       throw error;
     }
     if (inserted === fresh.length) {
-      if (unfinished(statusAfter(last))) writers.set(runId, codec);
-      else writers.drop(runId);
+      if (!unfinished(statusAfter(last))) writers.drop(runId);
       return;
     }
     // Another writer moved the run on (by design there is one; a retried batch elsewhere is possible).
@@ -144,7 +161,7 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
   return {
     async create(run: NewStoredRun) {
       if (!(await creator.submit(createJob(run)))) throw new Error(`run ${run.runId} exists already`);
-      writers.set(run.runId, new RunCodec(texts));
+      writers.start(run.runId);
     },
     async append(runId, batch) {
       for (const event of batch)
@@ -167,7 +184,12 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
       const codec = new RunCodec(texts);
       const decoded = stored.bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
       // A run that will go on (resumed after a restart) keeps the state it was read with.
-      if (unfinished(stored.run.status) && codec.count === stored.run.eventCount) writers.set(runId, codec);
+      if (unfinished(stored.run.status) && codec.count === stored.run.eventCount)
+        writers.resume(
+          runId,
+          codec,
+          stored.bodies.map(({ body }) => body),
+        );
       return { run: stored.run, events: decoded };
     },
     async unfinished() {
@@ -194,5 +216,6 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
       for (const row of rows) writers.drop(String(row['run_id']));
       return rows.length;
     },
+    close: () => writers.close(),
   };
 }

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunEvent } from 'reins';
-import { sqlRunStore, StoredEventError, type PgQueryable } from '@reins/stores';
+import { sqlRunStore, StoredEventError, type PgQueryable, type SqlRunStore } from '@reins/stores';
 import { openPglite, openPostgres, type TestDatabase } from './sql-store-fixtures.js';
 
 const T0 = 1_796_137_877_768;
@@ -108,6 +108,27 @@ for (const [name, openDatabase] of [
       expect((await store.load('flaky-1'))?.run.eventCount).toBe(2);
       await store.append('flaky-1', events('flaky-1', 2, 5));
       expect((await store.load('flaky-1'))?.events).toEqual(events('flaky-1', 0, 5));
+    });
+
+    it('with the codec in its thread: restarts, hand-overs, stale states and failed writes, mixed with stores that encode here', async () => {
+      const thread = () => sqlRunStore(database.db, { schema, codecThread: true });
+      const here = () => sqlRunStore(database.db, { schema });
+      const threaded = [await thread(), await thread(), await thread()];
+      try {
+        const [a, b, c] = threaded as [SqlRunStore, SqlRunStore, SqlRunStore];
+        await a.create(newRun('thread-1'));
+        await a.append('thread-1', events('thread-1', 0, 3));
+        await (await here()).append('thread-1', events('thread-1', 3, 5)); // hand-over to a store encoding here
+        await a.append('thread-1', events('thread-1', 5, 6)); // a's state is stale: it re-reads the run
+        await b.load('thread-1'); // a restarted process resumes from the rows (its thread too)
+        await b.append('thread-1', events('thread-1', 6, 8));
+        await c.append('thread-1', events('thread-1', 0, 9)); // never loaded, and a retried batch: skips 8
+        expect((await (await here()).load('thread-1'))?.events).toEqual(events('thread-1', 0, 9));
+        // Bodies written in the thread read back the same in this one, and the other way round.
+        expect((await a.load('thread-1'))?.events).toEqual(events('thread-1', 0, 9));
+      } finally {
+        await Promise.all(threaded.map((store) => store.close()));
+      }
     });
 
     it('stores each event as a small versioned body, its size in bytes beside it', async () => {

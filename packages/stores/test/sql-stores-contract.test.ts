@@ -27,6 +27,18 @@ for (const [name, openDatabase] of [
       const { schema, drop } = await fresh();
       return { store: await sqlRunStore(db, { schema }), close: drop };
     });
+    runStoreContract(`sqlRunStore on ${name}, encoding in its codec thread`, async () => {
+      const { db, fresh } = ready();
+      const { schema, drop } = await fresh();
+      const store = await sqlRunStore(db, { schema, codecThread: true });
+      return {
+        store,
+        close: async () => {
+          await store.close();
+          await drop();
+        },
+      };
+    });
     conversationStoreContract(`sqlConversationStore on ${name}`, async () => {
       const { db, fresh } = ready();
       const { schema, drop } = await fresh();

@@ -94,7 +94,7 @@ export async function startApp(
     closeModel = () => stack.close();
     const { model, reason } = stack;
     // Runs, pauses and conversations live in the app's own database (PGlite or PostgreSQL).
-    const runStore = await sqlRunStore(pgQueryable(db));
+    const runStore = await sqlRunStore(pgQueryable(db), { codecThread: config.codecThread });
     const conversationStore = await sqlConversationStore(pgQueryable(db));
     const kitchen = createKitchenServer({
       durable: { store: runStore, resume: config.resumeRuns, retentionDays: config.runRetentionDays },
@@ -126,7 +126,10 @@ export async function startApp(
       extend: (app) => app.use('*', webAssets({ root: webDistDir })),
       ...extra,
     });
-    closeKitchen = () => kitchen.close();
+    closeKitchen = async () => {
+      await kitchen.close();
+      await runStore.close();
+    };
     const recovered = await kitchen.reins.recover();
     running = await serve(kitchen.app, { port: config.port, host: config.host }).catch((error: unknown) => {
       throw portError(error, config.port);
@@ -170,6 +173,7 @@ export async function startApp(
         server.server.close();
         await kitchen.reins.drain();
         await kitchen.close();
+        await runStore.close(); // its codec thread, once the last events are written
         await server.close();
         await nutrition.close();
         await closeModel?.();

@@ -86,6 +86,20 @@ export class PromptTexts {
     return [...missing];
   }
 
+  /** The texts the bodies refer to that this process holds: hash → JSON form. */
+  heldIn(bodies: readonly string[]): [string, string][] {
+    const held = new Map<string, string>();
+    for (const body of bodies) {
+      if (!body.includes('reins-text:')) continue;
+      for (const match of body.matchAll(REF_IN_BODY)) {
+        const hash = match[1] as string;
+        const json = this.#shared.get(hash);
+        if (json !== undefined) held.set(hash, json);
+      }
+    }
+    return [...held];
+  }
+
   /** Holds a text read back from where the texts are kept (its JSON form), after checking its hash. */
   hold(hash: string, json: string): void {
     if (sha256(json) !== hash)
