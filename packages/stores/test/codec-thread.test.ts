@@ -8,6 +8,19 @@ import { threadCodecHost } from '../src/codec-thread.js';
 const T0 = 1_796_137_877_768;
 const SYSTEM = `你是小贾厨房的助手。${'只根据工具给的数据回答。'.repeat(60)}`; // long: stored apart from the second run on
 
+/** A reason step whose kept prompt starts with the long system message. */
+const reason = (index: number, user: string) => ({
+  type: 'step',
+  phase: 'reason',
+  index,
+  prompt: {
+    parts: [
+      { role: 'system', content: SYSTEM },
+      { role: 'user', content: user },
+    ],
+  },
+});
+
 /** A run's events, with what JSON treats specially: `undefined`, -0, NaN, a Date, a `__proto__` key, a lone surrogate. */
 function eventsOf(runId: string): RunEvent[] {
   const withProto = JSON.parse(
@@ -15,18 +28,7 @@ function eventsOf(runId: string): RunEvent[] {
   ) as unknown;
   const raw: Record<string, unknown>[] = [
     { type: 'start', query: '今晚吃什么？', agent: 'kitchen', note: undefined },
-    {
-      type: 'step',
-      phase: 'reason',
-      index: 1,
-      prompt: {
-        parts: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: '今晚吃什么？' },
-        ],
-      },
-      durationMs: -0,
-    },
+    { ...reason(1, '今晚吃什么？'), durationMs: -0 },
     {
       type: 'step',
       phase: 'act',
@@ -41,17 +43,7 @@ function eventsOf(runId: string): RunEvent[] {
       index: 1,
       observation: { tool: 'fridge_items', status: 'ok', result: withProto, score: Number.NaN },
     },
-    {
-      type: 'step',
-      phase: 'reason',
-      index: 2,
-      prompt: {
-        parts: [
-          { role: 'system', content: SYSTEM },
-          { role: 'user', content: '还有呢？' },
-        ],
-      },
-    },
+    reason(2, '还有呢？'),
     { type: 'message', text: '番茄炒蛋。' },
     { type: 'done', status: 'success', steps: 2 },
   ];
