@@ -18,6 +18,12 @@ export interface CodecHost {
   count(runId: string): number | undefined;
   /** Holds an empty state for a run just created. */
   start(runId: string): void;
+  /**
+   * Whether a state `load` decoded anyway is worth holding for the run's next append: here it
+   * is free; a thread would decode the bodies again (and a process that only reads, like a
+   * shared-mode API instance, would start one).
+   */
+  readonly keepsLoaded: boolean;
   /** Holds `codec`, just decoded here from the run's stored `bodies` (in order, from seq 0). */
   resume(runId: string, codec: RunCodec, bodies: readonly string[]): void;
   /** Encodes the run's next events (its state must be held, at their first seq) and moves the state on; rejects, the state dropped, when it cannot. */
@@ -31,6 +37,7 @@ export interface CodecHost {
 export function localCodecHost(texts: PromptTexts | undefined, maxStates: number): CodecHost {
   const states = new WriterStates<RunCodec>(maxStates);
   return {
+    keepsLoaded: true,
     count: (runId) => states.get(runId)?.count,
     start: (runId) => states.set(runId, new RunCodec(texts)),
     resume: (runId, codec) => states.set(runId, codec),

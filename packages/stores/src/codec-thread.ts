@@ -23,13 +23,22 @@ interface Waiting {
  * holds and their next `seq` (bounded like `localCodecHost`; an evicted run is dropped there
  * too). The thread starts at the first run and is not kept alive for its own sake (unref'd
  * while nothing waits on it); if it dies, what waits on it fails and every run's state is
- * rebuilt from its stored rows at its next append, in a new thread.
+ * rebuilt from its stored rows at its next append, in a new thread. The thread learns the
+ * shared prompt texts from the runs it encodes and resumes, not from every run this side reads:
+ * until it has met a text in two runs, its bodies may hold it inline where this side's would
+ * refer to it (both decode alike).
  */
 export function threadCodecHost(texts: PromptTexts | undefined, maxStates: number): CodecHost {
   let worker: Worker | undefined;
   let nextId = 0;
   const waiting = new Map<number, Waiting>();
-  const counts = new WriterStates<number>(maxStates, (runId) => post({ type: 'drop', runId }, false));
+  /**
+   * What the thread holds, by run: a state object each, so an answer moves on only the state
+   * its request was made from (not one resumed or evicted and started again meanwhile).
+   */
+  const counts = new WriterStates<{ next: number }>(maxStates, (runId) =>
+    post({ type: 'drop', runId }, false),
+  );
 
   function spawn(): Worker {
     const thread = new Worker(WORKER, { workerData: { texts: texts !== undefined } });
@@ -66,19 +75,33 @@ export function threadCodecHost(texts: PromptTexts | undefined, maxStates: numbe
     post({ type: 'drop', runId }, false);
   }
 
+  /** Sends an encode request; a value structured clone refuses (a Proxy) goes as its JSON, as encoding here would read it. */
+  function sendEncode(thread: Worker, request: CodecRequest & { type: 'encode' }): void {
+    try {
+      thread.postMessage(request);
+    } catch (error) {
+      if (!(error instanceof Error && error.name === 'DataCloneError')) throw error;
+      thread.postMessage({
+        ...request,
+        events: JSON.parse(JSON.stringify(request.events)) as typeof request.events,
+      });
+    }
+  }
+
   return {
-    count: (runId) => counts.get(runId),
+    keepsLoaded: false,
+    count: (runId) => counts.get(runId)?.next,
     start(runId) {
-      counts.set(runId, 0);
+      counts.set(runId, { next: 0 });
       post({ type: 'start', runId });
     },
     resume(runId, codec, bodies) {
-      counts.set(runId, codec.count);
+      counts.set(runId, { next: codec.count });
       post({ type: 'resume', runId, bodies, texts: texts?.heldIn(bodies) ?? [] });
     },
     encode(runId, events) {
-      const count = counts.get(runId);
-      if (count === undefined) return Promise.reject(new Error(`codec: no state held for run ${runId}`));
+      const state = counts.get(runId);
+      if (state === undefined) return Promise.reject(new Error(`codec: no state held for run ${runId}`));
       let plain: ReturnType<typeof plainJson>[];
       try {
         plain = events.map((event) => plainJson(event)); // BigInt, a cycle: throws here, as encoding would
@@ -88,21 +111,28 @@ export function threadCodecHost(texts: PromptTexts | undefined, maxStates: numbe
       }
       const id = nextId++;
       return new Promise<Encoded>((resolve, reject) => {
+        const thread = worker ?? spawn();
+        worker = thread;
+        try {
+          sendEncode(thread, { type: 'encode', id, runId, events: plain });
+        } catch (error) {
+          drop(runId);
+          reject(error instanceof Error ? error : new Error(String(error)));
+          return;
+        }
         waiting.set(id, {
           resolve: (encoded) => {
-            // Not when the run was evicted (or dropped) meanwhile: its next append rebuilds it.
-            if (counts.get(runId) === count) counts.set(runId, count + events.length);
+            // Only the state the request was made from: one evicted, dropped or resumed
+            // meanwhile is not moved on (an evicted run's next append rebuilds it).
+            if (counts.get(runId) === state) state.next += events.length;
             resolve(encoded);
           },
           reject: (error) => {
-            counts.drop(runId); // the thread dropped it too
+            if (counts.get(runId) === state) counts.drop(runId); // the thread dropped it too
             reject(error);
           },
         });
-        const thread = worker ?? spawn();
-        worker = thread;
         if (waiting.size === 1) thread.ref();
-        thread.postMessage({ type: 'encode', id, runId, events: plain } satisfies CodecRequest);
       });
     },
     drop,

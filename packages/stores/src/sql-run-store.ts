@@ -101,25 +101,22 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     return { run: storedRun(head), bodies };
   }
 
-  /** A codec state from the stored rows (a run this store did not write, or wrote before a restart), held by `writers`. */
-  async function rebuild(runId: string): Promise<number> {
+  /** A codec state from the stored rows (a run this store did not write, or wrote before a restart). */
+  async function rebuild(runId: string): Promise<{ codec: RunCodec; bodies: string[] }> {
     const stored = await read(runId);
     if (stored === undefined) throw new Error(`run ${runId} does not exist`);
     const codec = new RunCodec(texts);
     for (const { seq, body } of stored.bodies) codec.decode(body, runId, seq);
-    writers.resume(
-      runId,
-      codec,
-      stored.bodies.map(({ body }) => body),
-    );
-    return codec.count;
+    return { codec, bodies: stored.bodies.map(({ body }) => body) };
   }
 
   async function write(runId: string, batch: readonly RunEvent[], retried: boolean): Promise<void> {
     const cached = writers.count(runId);
-    const expected = cached ?? (await rebuild(runId));
+    const rebuilt = cached === undefined ? await rebuild(runId) : undefined;
+    const expected = rebuilt === undefined ? (cached ?? 0) : rebuilt.codec.count;
     const fresh = batch.filter((e) => e.seq >= expected);
     if (fresh.length === 0) return;
+    if (rebuilt !== undefined) writers.resume(runId, rebuilt.codec, rebuilt.bodies);
     if (cached !== undefined && fresh[0]?.seq !== expected) {
       // The run went on in another process since this one wrote it (shared mode: another
       // worker held it): the state is stale, not the batch. Read it again from the rows.
@@ -184,7 +181,7 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
       const codec = new RunCodec(texts);
       const decoded = stored.bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
       // A run that will go on (resumed after a restart) keeps the state it was read with.
-      if (unfinished(stored.run.status) && codec.count === stored.run.eventCount)
+      if (writers.keepsLoaded && unfinished(stored.run.status) && codec.count === stored.run.eventCount)
         writers.resume(
           runId,
           codec,

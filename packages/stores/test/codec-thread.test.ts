@@ -132,6 +132,31 @@ describe('threadCodecHost: the codec in a worker thread', () => {
     await expect(thread.encode('new', eventsOf('new').slice(0, 1))).resolves.toBeDefined();
   });
 
+  it('a state resumed while an encode of the run is under way is not moved on by its answer', async () => {
+    // A load that read the rows before the pending event was stored resumes the run there.
+    const thread = made(threadCodecHost(new PromptTexts(), 10));
+    const [e0, e1] = eventsOf('a') as [RunEvent, RunEvent];
+    thread.start('a');
+    const { bodies } = await thread.encode('a', [e0]);
+    const pending = thread.encode('a', [e1]);
+    const reader = new RunCodec(new PromptTexts());
+    reader.decode(bodies[0] as string, 'a', 0);
+    thread.resume('a', reader, bodies);
+    await pending;
+    expect(thread.count('a')).toBe(1);
+    await expect(thread.encode('a', [e1])).resolves.toMatchObject({ bodies: [expect.any(String)] });
+    expect(thread.count('a')).toBe(2);
+  });
+
+  it('an event structured clone refuses (a Proxy) is encoded from its JSON, as in this thread', async () => {
+    const local = made(localCodecHost(new PromptTexts(), 10));
+    const thread = made(threadCodecHost(new PromptTexts(), 10));
+    const events = eventsOf('p').map((event) => new Proxy(event, {}));
+    for (const host of [local, thread]) host.start('p');
+    const here = await local.encode('p', events);
+    await expect(thread.encode('p', events)).resolves.toEqual(here);
+  });
+
   it('an event that is not JSON (a BigInt), or out of order, fails its run alone and drops its state', async () => {
     const thread = made(threadCodecHost(new PromptTexts(), 10));
     thread.start('bad');
