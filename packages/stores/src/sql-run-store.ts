@@ -101,13 +101,21 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     return { run: storedRun(head), bodies };
   }
 
+  /** A run's stored rows decoded: its events, and the codec state they leave (to go on writing it). */
+  function decodeStored(
+    runId: string,
+    bodies: readonly { seq: number; body: string }[],
+  ): { codec: RunCodec; events: RunEvent[]; bodies: string[] } {
+    const codec = new RunCodec(texts);
+    const decoded = bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
+    return { codec, events: decoded, bodies: bodies.map(({ body }) => body) };
+  }
+
   /** A codec state from the stored rows (a run this store did not write, or wrote before a restart). */
   async function rebuild(runId: string): Promise<{ codec: RunCodec; bodies: string[] }> {
     const stored = await read(runId);
     if (stored === undefined) throw new Error(`run ${runId} does not exist`);
-    const codec = new RunCodec(texts);
-    for (const { seq, body } of stored.bodies) codec.decode(body, runId, seq);
-    return { codec, bodies: stored.bodies.map(({ body }) => body) };
+    return decodeStored(runId, stored.bodies);
   }
 
   async function write(runId: string, batch: readonly RunEvent[], retried: boolean): Promise<void> {
@@ -178,15 +186,10 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     async load(runId): Promise<LoadedRun | undefined> {
       const stored = await read(runId);
       if (stored === undefined) return undefined;
-      const codec = new RunCodec(texts);
-      const decoded = stored.bodies.map(({ seq, body }) => codec.decode(body, runId, seq));
+      const { codec, events: decoded, bodies } = decodeStored(runId, stored.bodies);
       // A run that will go on (resumed after a restart) keeps the state it was read with.
       if (writers.keepsLoaded && unfinished(stored.run.status) && codec.count === stored.run.eventCount)
-        writers.resume(
-          runId,
-          codec,
-          stored.bodies.map(({ body }) => body),
-        );
+        writers.resume(runId, codec, bodies);
       return { run: stored.run, events: decoded };
     },
     async unfinished() {
