@@ -44,10 +44,10 @@ export interface KitchenConfig {
    */
   readonly pgliteThread: boolean;
   /**
-   * `REINS_CODEC_THREAD`: `on` encodes the stored run events in a worker thread, so the event loop
-   * only hands them over (~19% less of its time per run with PostgreSQL at c=200); `off` (default)
-   * encodes them in the main thread. Worth it where cores are to spare: on a 2-core machine
-   * running PostgreSQL and the load too, the machine runs out instead (docs/performance.md).
+   * `REINS_CODEC_THREAD`: `on` (default) encodes the stored run events in a worker thread, so the
+   * event loop only hands them over (~19% less of its time per run with PostgreSQL at c=200, and
+   * a shorter tail: docs/performance.md); `off` encodes them in the main thread, as before (one
+   * thread fewer, for a machine with a single core to give).
    */
   readonly codecThread: boolean;
   /**
@@ -203,7 +203,7 @@ export function readConfig(env: NodeJS.ProcessEnv = process.env, role?: string):
     ),
     dataDir: env['REINS_DATA_DIR'] || DEFAULT_DATA_DIR,
     pgliteThread: onOff('REINS_PGLITE_THREAD', env['REINS_PGLITE_THREAD'], true),
-    codecThread: onOff('REINS_CODEC_THREAD', env['REINS_CODEC_THREAD'], false),
+    codecThread: onOff('REINS_CODEC_THREAD', env['REINS_CODEC_THREAD'], true),
     pgliteTxIdleTimeoutMs: wholeNumber(
       'REINS_PGLITE_TX_IDLE_TIMEOUT_MS',
       env['REINS_PGLITE_TX_IDLE_TIMEOUT_MS'],
@@ -385,5 +385,5 @@ export function describeConfig(config: KitchenConfig): string {
       : `mode: shared, role ${config.shared.role}${config.shared.role === 'api' ? '' : `, ${config.shared.concurrency} runs per worker`}; `;
   const { login } = config;
   const logins = `logins: ${login.maxFailures} failures in ${login.windowMs / 60_000} min lock ${login.lockMs / 60_000} min, ${login.hashConcurrency} checked at once + ${login.hashQueue} waiting${config.trustProxy > 0 ? `, client address from X-Forwarded-For (${config.trustProxy} proxies)` : ''}`;
-  return `${mode}storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, kept ${config.runRetentionDays} days; nutrition: ${nutrition}; ${logins}`;
+  return `${mode}storage: ${storage}; seed: ${config.seed}; quota counters: ${redis}; runs: durable, resume ${config.resumeRuns ? 'on' : 'off'}, events encoded ${config.codecThread ? 'in a worker thread' : 'in the main thread'}, kept ${config.runRetentionDays} days; nutrition: ${nutrition}; ${logins}`;
 }

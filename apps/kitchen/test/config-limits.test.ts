@@ -37,13 +37,16 @@ describe('limit settings', () => {
 });
 
 describe('the run codec thread', () => {
-  it('encodes stored events in the main thread unless REINS_CODEC_THREAD=on, on either database', () => {
-    expect(readConfig({}).codecThread).toBe(false);
-    expect(readConfig({ DATABASE_URL: 'postgres://127.0.0.1/test' }).codecThread).toBe(false);
-    expect(readConfig({ REINS_CODEC_THREAD: 'on' }).codecThread).toBe(true);
+  it('encodes stored events in a worker thread unless REINS_CODEC_THREAD=off, on either database', () => {
+    expect(readConfig({}).codecThread).toBe(true);
+    expect(readConfig({ DATABASE_URL: 'postgres://127.0.0.1/test' }).codecThread).toBe(true);
+    expect(readConfig({ REINS_CODEC_THREAD: 'off' }).codecThread).toBe(false);
     expect(
-      readConfig({ DATABASE_URL: 'postgres://127.0.0.1/test', REINS_CODEC_THREAD: 'on' }).codecThread,
-    ).toBe(true);
+      readConfig({ DATABASE_URL: 'postgres://127.0.0.1/test', REINS_CODEC_THREAD: 'off' }).codecThread,
+    ).toBe(false);
+    expect(readConfig({ REINS_CODEC_THREAD: 'on' }).codecThread).toBe(true);
+    expect(describeConfig(readConfig({}))).toContain('events encoded in a worker thread');
+    expect(describeConfig(readConfig({ REINS_CODEC_THREAD: 'off' }))).toContain('events encoded in the main thread');
     expect(() => readConfig({ REINS_CODEC_THREAD: 'sometimes' })).toThrow(
       /REINS_CODEC_THREAD must be on or off/,
     );

@@ -24,7 +24,7 @@ const USAGE = `usage: kitchen start            the whole app on 127.0.0.1:$PORT 
 
 environment: PORT, DATABASE_URL (PostgreSQL; unset → PGlite), REINS_DATA_DIR (PGlite directory),
              REINS_PGLITE_THREAD (on | off), REINS_PGLITE_TX_IDLE_TIMEOUT_MS (PGlite in its thread),
-             REINS_CODEC_THREAD (on | off: stored events encoded in a worker thread; default off),
+             REINS_CODEC_THREAD (on | off: stored events encoded in a worker thread; default on),
              REINS_DB_CONNECT_TIMEOUT_MS, REINS_DB_QUERY_TIMEOUT_MS (PostgreSQL deadlines),
              REINS_DB_POOL_SIZE, REINS_DB_POOL_WAIT_MS (PostgreSQL pool),
              KITCHEN_SEED (demo | none), REDIS_URL (quota counters), KITCHEN_MCP_TOKEN,
