@@ -46,7 +46,9 @@ describe('the run codec thread', () => {
     ).toBe(false);
     expect(readConfig({ REINS_CODEC_THREAD: 'on' }).codecThread).toBe(true);
     expect(describeConfig(readConfig({}))).toContain('events encoded in a worker thread');
-    expect(describeConfig(readConfig({ REINS_CODEC_THREAD: 'off' }))).toContain('events encoded in the main thread');
+    expect(describeConfig(readConfig({ REINS_CODEC_THREAD: 'off' }))).toContain(
+      'events encoded in the main thread',
+    );
     expect(() => readConfig({ REINS_CODEC_THREAD: 'sometimes' })).toThrow(
       /REINS_CODEC_THREAD must be on or off/,
     );
