@@ -24,13 +24,17 @@ export interface SqlRunStoreOptions extends SqlStoreOptions {
   readonly maxWriterStates?: number;
   /**
    * Encode events in a worker thread (default `false`): the event loop then only sends each
-   * event's JSON form there. Worth it where the event loop is what runs out (PostgreSQL under
-   * load); where a second busy thread is (PGlite in its own), it costs.
+   * event's JSON form there. Worth it where the event loop is what runs out and a core has time
+   * to spare (the kitchen turns it on: docs/performance.md).
    */
   readonly codecThread?: boolean;
 }
 
-/** A run store in SQL; `close` ends its codec thread, if it has one (the store is not used after). */
+/**
+ * A run store in SQL. `close` waits for the appends already made to be written (a run's last
+ * events at shutdown), then ends its codec thread, if it has one; appends and creates after it
+ * are refused.
+ */
 export interface SqlRunStore extends RunStore {
   close(): Promise<void>;
 }
@@ -81,6 +85,10 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     options.codecThread === true ? threadCodecHost(texts, maxStates) : localCodecHost(texts, maxStates);
   /** Each run's last append: the next one starts after it (encoding needs what it wrote). */
   const tails = new Map<string, Promise<void>>();
+  let closed = false;
+  const refuseClosed = (runId: string): void => {
+    if (closed) throw new Error(`run ${runId}: the run store is closed`);
+  };
 
   /** The run's row and events, read in one statement (one snapshot). */
   async function read(
@@ -165,12 +173,14 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
 
   return {
     async create(run: NewStoredRun) {
+      refuseClosed(run.runId);
       if (!(await creator.submit(createJob(run)))) throw new Error(`run ${run.runId} exists already`);
       writers.start(run.runId);
     },
     async append(runId, batch) {
       for (const event of batch)
         if (event.runId !== runId) throw new Error(`event of run ${event.runId} appended to ${runId}`);
+      refuseClosed(runId);
       const previous = tails.get(runId) ?? Promise.resolve();
       const mine = previous.then(
         () => write(runId, batch, false),
@@ -216,6 +226,12 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
       for (const row of rows) writers.drop(String(row['run_id']));
       return rows.length;
     },
-    close: () => writers.close(),
+    async close() {
+      closed = true;
+      // Each run's tail is its last append, chained after the ones before: once none is left,
+      // everything appended before `close` is written (or has failed, to its caller).
+      while (tails.size > 0) await Promise.allSettled([...tails.values()]);
+      await writers.close();
+    },
   };
 }

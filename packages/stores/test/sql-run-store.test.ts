@@ -131,6 +131,29 @@ for (const [name, openDatabase] of [
       }
     });
 
+    for (const codecThread of [true, false]) {
+      it(`close writes what was appended before it, then refuses more (codec ${codecThread ? 'in its thread' : 'here'})`, async () => {
+        const store = await sqlRunStore(database.db, { schema, codecThread });
+        const runIds = Array.from({ length: 12 }, (_, i) => `close-${i}-${String(codecThread)}`);
+        for (const runId of runIds) await store.create(newRun(runId));
+        // A shutdown: runs' last batches (two per run, chained) are still being written when close is called.
+        const appends = runIds.flatMap((runId) => [
+          store.append(runId, events(runId, 0, 3)),
+          store.append(runId, events(runId, 3, 5)),
+        ]);
+        await new Promise((resolve) => setImmediate(resolve)); // the first encodes are under way
+        const closing = store.close();
+        await expect(store.append(runIds[0] as string, events(runIds[0] as string, 5, 6))).rejects.toThrow(
+          'the run store is closed',
+        );
+        await expect(store.create(newRun('close-late'))).rejects.toThrow('the run store is closed');
+        await Promise.all(appends);
+        await closing;
+        const reader = await sqlRunStore(database.db, { schema });
+        for (const runId of runIds) expect((await reader.load(runId))?.events).toEqual(events(runId, 0, 5));
+      });
+    }
+
     it('stores each event as a small versioned body, its size in bytes beside it', async () => {
       const store = await sqlRunStore(database.db, { schema });
       await store.create(newRun('bytes-1'));
