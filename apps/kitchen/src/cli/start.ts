@@ -95,6 +95,7 @@ export async function startApp(
     const { model, reason } = stack;
     // Runs, pauses and conversations live in the app's own database (PGlite or PostgreSQL).
     const runStore = await sqlRunStore(pgQueryable(db), { codecThread: config.codecThread });
+    closeKitchen = () => runStore.close(); // until the server exists (a failure below closes it too)
     const conversationStore = await sqlConversationStore(pgQueryable(db));
     const kitchen = createKitchenServer({
       durable: { store: runStore, resume: config.resumeRuns, retentionDays: config.runRetentionDays },
