@@ -1,13 +1,15 @@
 import type { ActStep, RunEvent } from '../events.js';
 import { canonicalJson } from '../util/canonical-json.js';
+import { jsonHash, sameJson, stringHash } from '../util/json-hash.js';
 
 /**
- * The actions a run has made, for the repeated-action guard: canonical action key → the model
- * step that first made it. Only numbers are kept — each action's key hash and the sequence
- * number of its `act` event — since the run's log holds the tool and input the key is made of:
- * a hash that matches is confirmed by making that act's key again, so two actions whose
- * hashes collide are never taken for each other. A key's text is ~40 bytes a step that a run
- * in flight no longer holds (see bench/loop-overhead). The first action is kept in two fields,
+ * The actions a run has made, for the repeated-action guard: action (tool and input, the
+ * input's keys in any order) → the model step that first made it. Only numbers are kept —
+ * each action's `actionHash` and the sequence number of its `act` event — since the run's log
+ * holds the tool and input: a hash that matches is confirmed against that act's tool and
+ * input (`sameJson`), so two actions whose hashes collide are never taken for each other. No
+ * key text is made: hashing the value walks it once, where writing it out as canonical JSON
+ * and hashing the text cost ~6% of a short run (see bench/loop-overhead). The first action is kept in two fields,
  * the others in one array (hash, seq, hash, seq …), scanned in order, whose size doubles when
  * it is full: exact for the second and third actions, and no copy of the whole array per step
  * (a copy per step made a long run's guard cost grow with its length).
@@ -26,27 +28,27 @@ export class ActionKeys {
     this.#log = log;
   }
 
-  /** The step that first made the action `key` (whose `keyHash` is `hash`), if one did. */
-  get(key: string, hash: number): number | undefined {
+  /** The step that first made the action (`tool` with `input`, whose `actionHash` is `hash`), if one did. */
+  get(tool: string, input: unknown, hash: number): number | undefined {
     if (this.#firstSeq >= 0 && this.#firstHash === hash) {
-      const step = this.#confirmed(this.#firstSeq, key);
+      const step = this.#confirmed(this.#firstSeq, tool, input);
       if (step !== undefined) return step;
     }
     const rest = this.#rest;
     if (rest === undefined) return undefined;
     for (let i = 0; i < this.#restUsed; i += 2) {
       if (rest[i] !== hash) continue;
-      const step = this.#confirmed(rest[i + 1] as number, key);
+      const step = this.#confirmed(rest[i + 1] as number, tool, input);
       if (step !== undefined) return step;
     }
     return undefined;
   }
 
   /**
-   * The action `key` (one `get` did not find; `hash` its `keyHash`) was made by the act event `act`, which the log
-   * holds at `act.seq` (the loop's `actEvent` returns it as logged).
+   * An action `get` did not find (`hash` its `actionHash`) was made by the act event `act`,
+   * which the log holds at `act.seq` (the loop's `actEvent` returns it as logged).
    */
-  add(key: string, hash: number, act: ActStep): void {
+  add(hash: number, act: ActStep): void {
     if (this.#firstSeq < 0) {
       this.#firstHash = hash;
       this.#firstSeq = act.seq;
@@ -65,22 +67,26 @@ export class ActionKeys {
     this.#restUsed = at + 2;
   }
 
-  /** The step of the act event at `seq` when its action's key is `key`. */
-  #confirmed(seq: number, key: string): number | undefined {
+  /** The step of the act event at `seq` when its action is `tool` with `input`. */
+  #confirmed(seq: number, tool: string, input: unknown): number | undefined {
     const event = this.#log.events[seq];
     if (event?.type !== 'step' || event.phase !== 'act') return undefined;
-    return actionKey(event.tool, event.input) === key ? event.index : undefined;
+    return event.tool === tool && sameJson(event.input, input) ? event.index : undefined;
   }
 }
 
-/** FNV-1a over the key's UTF-16 code units, 30 bits: always a small integer (no heap number). */
-export function keyHash(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return hash & 0x3fffffff;
+/**
+ * The guard's hash of an action, 30 bits (always a small integer, no heap number): the same
+ * for the same tool with inputs that are the same JSON in any key order.
+ */
+export function actionHash(tool: string, input: unknown): number {
+  return (Math.imul(stringHash(tool), 0x01000193) ^ jsonHash(input)) & 0x3fffffff;
 }
 
-/** Same tool and canonically equal input (key order ignored) give the same key. */
+/**
+ * Same tool and canonically equal input (key order ignored) give the same key: a text form of
+ * the action, for comparing the calls of one step (and for callers outside the loop).
+ */
 export function actionKey(tool: string, input: unknown): string {
   // Flat (join copies once), and only ever held while its step runs (the guard keeps the hash).
   return [tool, canonicalJson(input)].join('\u0000');

@@ -65,7 +65,7 @@ function startCall(
     settle(refusal(actId, tool, call.code, call.message));
     return undefined;
   }
-  loop.actions.add(call.key, call.hash, logged);
+  loop.actions.add(call.hash, logged);
   const acted = actOn({ actId, tool, input }, act, actStart);
   if (!(acted instanceof Promise)) return void settle(acted);
   return acted.then(settle);

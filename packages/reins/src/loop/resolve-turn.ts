@@ -1,6 +1,6 @@
 import type { ActionCall, DecisionParse } from '../decision/index.js';
 import type { StopReason } from '../events.js';
-import { actionKey, keyHash } from './action-keys.js';
+import { actionHash, actionKey } from './action-keys.js';
 
 /**
  * Where a model step leads. Decided here and only here, so every limit that depends on the
@@ -19,8 +19,7 @@ export type Resolution =
       readonly kind: 'act';
       readonly tool: string;
       readonly input: unknown;
-      readonly key: string;
-      /** `keyHash(key)`, made once per step. */
+      /** `actionHash(tool, input)`, made once per step. */
       readonly hash: number;
     }
   | {
@@ -43,7 +42,6 @@ export type PlannedCall =
       readonly kind: 'run';
       readonly tool: string;
       readonly input: unknown;
-      readonly key: string;
       readonly hash: number;
       readonly callId?: string | undefined;
     }
@@ -57,8 +55,8 @@ export type PlannedCall =
     };
 
 export interface TurnState {
-  /** Canonical action key → the model step that first requested it (a `Map` will do). */
-  readonly actions: { get(key: string, hash: number): number | undefined };
+  /** An action (tool, input, their `actionHash`) → the model step that first requested it. */
+  readonly actions: { get(tool: string, input: unknown, hash: number): number | undefined };
   /** A repeated action was refused: this step is the forced final one. */
   readonly forcedFinal: boolean;
 }
@@ -89,13 +87,11 @@ export function resolveTurn(
       return { kind: 'answer', text: decision.ask, format: 'structured', intent: 'ask' };
     case 'action': {
       if (finalStep) return { kind: 'stop', reason: state.forcedFinal ? 'repeated_action' : 'max_steps' };
-      const key = actionKey(decision.action, decision.input);
-      const hash = keyHash(key);
-      const firstStep = state.actions.get(key, hash);
-      if (firstStep !== undefined) {
-        return { kind: 'refuse_repeat', tool: decision.action, input: decision.input, firstStep };
-      }
-      return { kind: 'act', tool: decision.action, input: decision.input, key, hash };
+      const { action: tool, input } = decision;
+      const hash = actionHash(tool, input);
+      const firstStep = state.actions.get(tool, input, hash);
+      if (firstStep !== undefined) return { kind: 'refuse_repeat', tool, input, firstStep };
+      return { kind: 'act', tool, input, hash };
     }
     case 'actions': {
       if (finalStep) return { kind: 'stop', reason: state.forcedFinal ? 'repeated_action' : 'max_steps' };
@@ -131,15 +127,15 @@ function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPer
       );
     }
     if (call.inputError !== undefined) return refuse('INVALID_PARAMETER', `${tool}: ${call.inputError}`);
-    const key = actionKey(tool, input);
-    const hash = keyHash(key);
-    const firstStep = state.actions.get(key, hash);
+    const hash = actionHash(tool, input);
+    const firstStep = state.actions.get(tool, input, hash);
     if (firstStep !== undefined) {
       return refuse(
         'REPEATED_ACTION',
         `${tool} was already called with this input at step ${firstStep}; its result was shown then.`,
       );
     }
+    const key = actionKey(tool, input);
     if (thisStep.has(key)) {
       return refuse(
         'REPEATED_ACTION',
@@ -147,6 +143,6 @@ function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPer
       );
     }
     thisStep.add(key);
-    return { kind: 'run', tool, input, key, hash, callId };
+    return { kind: 'run', tool, input, hash, callId };
   });
 }

@@ -326,7 +326,7 @@ class ReactLoop
     const act = this.actEvent(step, tool, input, actStart);
     const actId = act.actId;
     if (next.kind === 'act') {
-      this.actions.add(next.key, next.hash, act);
+      this.actions.add(next.hash, act);
       return actOn({ actId, tool, input }, this.#actEnv, actStart);
     }
     this.forcedFinal = true;

@@ -24,7 +24,12 @@ function sortKeys(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(sortKeys);
   if (value === null || typeof value !== 'object') return value;
   const sorted: Record<string, unknown> = {};
-  for (const key of Object.keys(value).sort())
-    sorted[key] = sortKeys((value as Record<string, unknown>)[key]);
+  for (const key of Object.keys(value).sort()) {
+    const item = sortKeys((value as Record<string, unknown>)[key]);
+    // An own `__proto__` key (JSON.parse makes one) stays a key: assigning it would set the prototype.
+    if (key === '__proto__')
+      Object.defineProperty(sorted, key, { value: item, enumerable: true, writable: true });
+    else sorted[key] = item;
+  }
   return sorted;
 }
