@@ -74,9 +74,12 @@ export function parseStructured<T>(
       return failed(raw, 'too_large', `reply longer than ${limits.maxChars} characters`);
     }
     const clean = tryJson(text);
-    // Valid JSON (the common case, kept free of closures): the depth cap holds on the value.
+    // Valid JSON (the common case, kept free of closures): the depth cap holds on the value —
+    // walked only when the text is long enough to be too deep (a value nested d levels needs
+    // at least 2d characters; a short tool call is not walked).
     if (clean !== undefined) {
-      if (tooDeep(clean, limits)) return failed(raw, 'too_deep', `nesting deeper than ${limits.maxDepth}`);
+      if (text.length >= 2 * (limits.maxDepth + 1) && tooDeep(clean, limits))
+        return failed(raw, 'too_deep', `nesting deeper than ${limits.maxDepth}`);
       return judge(raw, asObject(clean, 'clean'), validate, limits, true);
     }
     return parseDirty(raw, text, validate, limits);
