@@ -70,6 +70,21 @@ describe('parameter sandbox', () => {
     expect(stray.observation.error?.message).toContain('household_id');
   });
 
+  it("one act's refusal does not carry over to the next (the issues are collected in one shared array)", async () => {
+    const tooLong = await once({ title: 'x'.repeat(101) });
+    const stray = await once({ title: 't', household_id: 'h2' });
+    expect(stray.observation.error?.message).toContain('household_id');
+    expect(stray.observation.error?.message).not.toContain('too long');
+    const fine = await once({ title: 'ok' });
+    expect(fine.seen).toEqual([{ title: 'ok' }]);
+    expect(fine.observation.status).toBe('ok');
+    // The first refusal's issues are its own: what a later act collected did not change them.
+    expect(tooLong.observation.error?.details).toEqual([
+      { path: 'title', message: 'too long: 101 characters, at most 100 for a string without its own limit' },
+    ]);
+    expect(stray.observation.error?.details).toHaveLength(1);
+  });
+
   it('the cap is configuration (maxStringChars)', async () => {
     const { observation: o } = await once({ title: 'twelve chars' }, { maxStringChars: 10 });
     expect(o.error?.message).toContain('at most 10');

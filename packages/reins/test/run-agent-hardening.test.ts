@@ -146,6 +146,16 @@ describe('input strictness does not depend on how the tool was declared', () => 
     ]);
   });
 
+  it("a refused key does not carry over to the next call's check (stray keys are collected in one shared array)", async () => {
+    const model = scriptModel([
+      act('lookup', { filter: { name: 'a' }, space_id: 7 }),
+      act('lookup', { filter: { name: 'b' } }),
+      final('x'),
+    ]);
+    const record = await runAgent({ query: 'q', model, tools: [plain] }).result;
+    expect(observations(record).map((o) => o.status)).toEqual(['rejected', 'ok']);
+  });
+
   it('refuses a nested key the schema would strip', async () => {
     const model = scriptModel([act('lookup', { filter: { name: 'a', household_id: 2 } }), final('x')]);
     const record = await runAgent({ query: 'q', model, tools: [plain] }).result;

@@ -6,7 +6,7 @@ import type { AnyTool, CheckResult } from '../tool.js';
 import type { Observation } from '../observation.js';
 import type { ActEnv, ActRequest } from './act-env.js';
 import type { Invocation } from './invoke-tool.js';
-import { observe } from './observe.js';
+import { observe, observeResult } from './observe.js';
 import { checkAgainst, describeIssues } from './validate-io.js';
 
 /**
@@ -23,7 +23,7 @@ export function checkResult(
   invoked: Invocation,
 ): Observation | Promise<Observation> {
   if (!invoked.ok) return observe(request, env, started, invoked.status, invoked);
-  const output = checkAgainst(tool.output, invoked.output, {});
+  const output = checkAgainst(tool.output, invoked.output);
   const attempts = invoked.attempts;
   if (!output.ok) {
     const message = `${tool.name} returned a result that fails its output schema: ${describeIssues(output.issues)}`;
@@ -50,6 +50,7 @@ export function checkResult(
   if (json !== undefined && json.length * 3 > limit && utf8Bytes(json) > limit) {
     return storeLarge(request, env, started, json, attempts);
   }
+  if (attempts === undefined) return observeResult(request, env, started, masked);
   return observe(request, env, started, 'ok', { result: masked, attempts });
 }
 

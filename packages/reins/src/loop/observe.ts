@@ -28,15 +28,15 @@ export function observe(
   source = sourceOf(request.tool),
 ): Observation {
   const { actId, tool } = request;
-  const durationMs = env.deps.now() - started;
   const attempts = outcome.attempts;
+  const resultRef = outcome.resultRef;
+  if (status === 'ok' && attempts === undefined && resultRef === undefined) {
+    return observeResult(request, env, started, outcome.result, source);
+  }
+  const durationMs = env.deps.now() - started;
   const policies = env.policies;
   if (status === 'ok') {
     if (policies?.reporting === true) policies.report({ tool, status, durationMs, attempts: attempts ?? 1 });
-    const resultRef = outcome.resultRef;
-    if (attempts === undefined && resultRef === undefined) {
-      return okObservation(actId, tool, outcome.result, source, durationMs);
-    }
     return {
       actId,
       tool,
@@ -84,6 +84,21 @@ function safeMask(details: unknown): unknown {
  * The common observation: a call that answered, on its first attempt. One literal for it
  * (`step-events.ts` shapes its time field once: see `shareTimeBoxes`).
  */
+/** `observe` of a result that came at the first attempt and is shown whole (no `Outcome` object made for it). */
+export function observeResult(
+  request: ActRequest,
+  env: ActEnv,
+  started: number,
+  result: unknown,
+  source = sourceOf(request.tool),
+): Observation {
+  const { actId, tool } = request;
+  const durationMs = env.deps.now() - started;
+  const policies = env.policies;
+  if (policies?.reporting === true) policies.report({ tool, status: 'ok', durationMs, attempts: 1 });
+  return okObservation(actId, tool, result, source, durationMs);
+}
+
 export function okObservation(
   actId: string,
   tool: string,

@@ -234,7 +234,7 @@ function missingOutputField(tool: AnyTool | undefined, path: readonly string[]):
  */
 function checkInput(step: PlanStep, tool: AnyTool, problems: PlanProblem[]): void {
   const refs = findRefs(step.input).map((r) => r.at);
-  const checked = checkAgainst(tool.input, step.input, { refuseKeysOutside: toolSpec(tool).inputSchema });
+  const checked = checkAgainst(tool.input, step.input, toolSpec(tool).inputSchema);
   if (checked.ok) return;
   for (const issue of checked.issues) {
     if (refs.some((at) => issue.path === at || issue.path.startsWith(`${at}.`))) continue;
