@@ -46,8 +46,6 @@ export interface LoopContext {
   readonly stopNotice?: StopNoticeWriter | undefined;
   /** Keeps each model step's exact messages in its `reason` event (absent: the run does not). */
   readonly prompts?: PromptKeeper | undefined;
-  /** When the run started (default: now). */
-  readonly startedAt?: number | undefined;
 }
 
 /** Told once when a run's loop has ended, after its timers and listeners are released: its handle. */

@@ -190,9 +190,9 @@ export function runAgent(options: RunAgentOptions): AgentRun {
       stopNotice: options.stopNotice,
       prompts: options.recordPrompts === false ? undefined : new PromptKeeper(),
       act,
-      startedAt,
     },
     handle,
+    startedAt,
   );
   return handle;
 }

@@ -1,6 +1,6 @@
 import { decisionFromToolCalls, parseDecision, type DecisionParse } from '../decision/index.js';
 import { loadRepairParsers, repairMisses, repairParsersReady } from '../decision/repair-parsers.js';
-import type { ActStep, RunStatus } from '../events.js';
+import type { ActStep, RunStatus, StartEvent } from '../events.js';
 import type { ModelResult } from '../model.js';
 import type { Degraded, Observation } from '../observation.js';
 import { userKeyOf } from '../principal.js';
@@ -28,10 +28,11 @@ import { refusal } from './step-rules.js';
  * The ReAct loop: reason → act → observe, at most `maxSteps` model calls. Appends every
  * event to `ctx.log` and always ends it with `done`. When the run has ended — the loop
  * returned, or an abort ended it during a model call — it releases the run's timers and
- * listeners (`ctx.abort.release()`) and tells `end`, once.
+ * listeners (`ctx.abort.release()`) and tells `end`, once. `startedAt`: when the run started
+ * (now, unless given: the clock read that started its deadline).
  */
-export function runLoop(ctx: LoopContext, end: LoopEnd): void {
-  void new ReactLoop(ctx, end).run();
+export function runLoop(ctx: LoopContext, end: LoopEnd, startedAt?: number): void {
+  void new ReactLoop(ctx, end, startedAt).run();
 }
 
 /**
@@ -45,13 +46,13 @@ class ReactLoop
   implements StepSource, ToolProgressSink, ApprovalGate, RunTally, FanOutLoop, AbortWatcher, TurnState
 {
   readonly ctx: LoopContext;
-  /** When the run started (its `start` event: a run rebuilt after a restart keeps its history's). */
-  started: number;
   /**
-   * When the next model step's reasoning starts, if already known: the run's start, or the
-   * end of the observation the loop just made (one clock read serves both).
+   * When the model step in progress started reasoning — or, between steps, when the next one
+   * will if already known: the run's start, or the end of the observation the loop just made
+   * (one clock read serves both). Holds the number another event holds (a field that only
+   * ever held numbers would keep a box of its own, and its copies in events too).
    */
-  #reasonFrom: number | undefined;
+  #reasonStart: number | undefined;
   /** Whether the model is a demo one (read at the run's end only: no slot per run). */
   get demo(): boolean {
     return this.ctx.model.demo === true;
@@ -65,10 +66,9 @@ class ReactLoop
   completed = 0;
   /** Fallbacks that answered during the run; the message says what was lost. */
   degraded: Degraded[] | undefined;
-  /** The model step in progress (1-based), whether it is the last, and when its reasoning started. */
+  /** The model step in progress (1-based), and whether it is the last. */
   #step = 0;
   #finalStep = false;
-  #reasonStart = 0;
   /** The step whose model call is in flight (0: none): for streamed deltas, and an abort. */
   #modelStep = 0;
   /** The run ended during its model call: the loop stops where the call returns (if ever). */
@@ -76,14 +76,18 @@ class ReactLoop
   /** Told when the run has ended; `undefined` once told. */
   #end: LoopEnd | undefined;
 
-  constructor(ctx: LoopContext, end: LoopEnd) {
+  constructor(ctx: LoopContext, end: LoopEnd, startedAt: number | undefined) {
     this.ctx = ctx;
     this.actions = new ActionKeys(ctx.log);
     this.#end = end;
     ctx.act.progress = this;
     if (ctx.approvals !== undefined) ctx.act.approval = this;
-    this.started = ctx.startedAt ?? ctx.deps.now();
-    this.#reasonFrom = this.started;
+    this.#reasonStart = startedAt;
+  }
+
+  /** When the run started: its `start` event's time (a run rebuilt after a restart keeps its history's). */
+  get started(): number {
+    return (this.ctx.log.events[0] as StartEvent).at;
   }
 
   /** The run's act environment (`ctx.act`, no slot of its own); this loop is the sink of its tools' progress reports. */
@@ -149,7 +153,9 @@ class ReactLoop
     const log = this.ctx.log;
     try {
       const start = loopStartDraft(this.ctx);
-      this.started = log.append(start, this.started).at;
+      const at = this.#reasonStart ?? this.ctx.deps.now();
+      log.append(start, at); // a rebuilt run's log hands back its history's start; its first step starts now
+      this.#reasonStart = at;
       this.ctx.abort.watch(this);
       return true;
     } catch (thrown) {
@@ -168,8 +174,7 @@ class ReactLoop
     const step = ++this.#step;
     const finalStep = step >= limits.maxSteps || this.forcedFinal;
     this.#finalStep = finalStep;
-    this.#reasonStart = this.#reasonFrom ?? deps.now();
-    this.#reasonFrom = undefined;
+    this.#reasonStart ??= deps.now();
     const tools = finalStep ? [] : this.ctx.specs;
     const messages = prompt.messages(finalStep);
     // Kept prompts read earlier steps' messages from this longer array from now on.
@@ -231,7 +236,9 @@ class ReactLoop
     const step = this.#step;
     const finalStep = this.#finalStep;
     const reasonEnd = deps.now();
-    appendReason(this.ctx, step, this.#reasonStart, reasonEnd, finalStep, result, parse, this.#actEnv.runId);
+    const reasonStart = this.#reasonStart as number; // set by #ask
+    this.#reasonStart = undefined; // the next step's: from the observation this one makes, or read then
+    appendReason(this.ctx, step, reasonStart, reasonEnd, finalStep, result, parse, this.#actEnv.runId);
 
     const next = resolveTurn(parse, this, finalStep, limits.maxCallsPerStep);
     if (next.kind === 'answer' || next.kind === 'stop') {
@@ -299,7 +306,7 @@ class ReactLoop
     parse: DecisionParse,
   ): boolean {
     const step = this.#step;
-    this.#reasonFrom = this.observed(step, observation, reasonEnd);
+    this.#reasonStart = this.observed(step, observation, reasonEnd);
     if (this.#actEnv.signal.aborted) {
       endAborted(this);
       return false;
