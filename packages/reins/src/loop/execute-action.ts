@@ -74,7 +74,7 @@ export function actOn(
 function checkedInput(request: ActRequest, env: ActEnv, tool: AnyTool): Checked {
   const inputSchema = toolSpec(tool).inputSchema;
   const sandboxIssues: Issue[] = SANDBOX_ISSUES;
-  sandboxIssues.length = 0;
+  if (sandboxIssues.length !== 0) sandboxIssues.length = 0; // (setting it is a runtime call)
   const given = sandboxInput(
     request.input,
     inputSchema,

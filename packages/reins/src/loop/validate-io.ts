@@ -36,7 +36,7 @@ export function checkAgainst(schema: z.ZodType, value: unknown, refuseKeysOutsid
   }
   if (refuseKeysOutside !== undefined) {
     const stray = STRAY;
-    stray.length = 0;
+    if (stray.length !== 0) stray.length = 0; // (setting it is a runtime call)
     strayKeys(value, refuseKeysOutside, '', stray);
     if (stray.length > 0) {
       return {
