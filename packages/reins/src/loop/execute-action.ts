@@ -7,11 +7,12 @@ import {
   checkAgainst,
   copyPlain,
   describeIssues,
-  sandboxInput,
+  strayIssues,
   type Checked,
   type Issue,
 } from './validate-io.js';
 import { toolSpec } from './tool-catalog.js';
+import { sandboxWithStrayKeys } from './sandbox-input.js';
 import type { ReplayedAct } from './run-replay.js';
 import type { ActEnv, ActRequest } from './act-env.js';
 import { observe, type Outcome } from './observe.js';
@@ -72,26 +73,34 @@ export function actOn(
  * parsed by the tool's schema, refusing keys its JSON Schema does not name.
  */
 function checkedInput(request: ActRequest, env: ActEnv, tool: AnyTool): Checked {
-  const inputSchema = toolSpec(tool).inputSchema;
-  const sandboxIssues: Issue[] = SANDBOX_ISSUES;
-  if (sandboxIssues.length !== 0) sandboxIssues.length = 0; // (setting it is a runtime call)
-  const given = sandboxInput(
+  const sandboxIssues = SANDBOX_ISSUES;
+  const stray = STRAY_KEYS;
+  // (Setting an array's length is a runtime call: only when there is something to empty.)
+  if (sandboxIssues.length !== 0) sandboxIssues.length = 0;
+  if (stray.length !== 0) stray.length = 0;
+  const given = sandboxWithStrayKeys(
     request.input,
-    inputSchema,
+    toolSpec(tool).inputSchema,
     env.maxStringChars ?? DEFAULT_STRING_CHARS,
     sandboxIssues,
+    stray,
   );
-  if (sandboxIssues.length === 0) return checkAgainst(tool.input, given, inputSchema);
-  return { ok: false, issues: sandboxIssues.slice() };
+  if (sandboxIssues.length !== 0) return { ok: false, issues: sandboxIssues.slice() };
+  // Taken out before the schema runs: its code could start another act (which empties the array).
+  const strayFound = stray.length === 0 ? undefined : strayIssues(stray);
+  const parsed = checkAgainst(tool.input, given);
+  return !parsed.ok || strayFound === undefined ? parsed : { ok: false, issues: strayFound };
 }
 
 /**
- * The sandbox's issues, collected in one array for every act: `sandboxInput` runs no code of
- * the tool's or the model's (it reads plain JSON and the schema's JSON form), so no act can
- * start while another's are being collected; emptied before each act, copied out when an
- * act has any. An empty array per act was ~40 bytes of garbage per tool step.
+ * The sandbox's issues and the stray keys, collected in one array each for every act: the
+ * sandbox runs no code of the tool's or the model's (it reads plain JSON and the schema's
+ * JSON form), and both are taken out before the tool's schema runs, so no act can start
+ * while another's are being collected; emptied before each act, copied out when an act has any.
+ * An empty array per act was ~40 bytes of garbage per tool step.
  */
 const SANDBOX_ISSUES: Issue[] = [];
+const STRAY_KEYS: string[] = [];
 
 function refusedByUser(
   request: ActRequest,

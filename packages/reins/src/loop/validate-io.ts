@@ -38,12 +38,7 @@ export function checkAgainst(schema: z.ZodType, value: unknown, refuseKeysOutsid
     const stray = STRAY;
     if (stray.length !== 0) stray.length = 0; // (setting it is a runtime call)
     strayKeys(value, refuseKeysOutside, '', stray);
-    if (stray.length > 0) {
-      return {
-        ok: false,
-        issues: stray.map((path) => ({ path, message: `unknown key ${JSON.stringify(path)}` })),
-      };
-    }
+    if (stray.length > 0) return { ok: false, issues: strayIssues(stray) };
   }
   return { ok: true, value: parsed.data };
 }
@@ -55,6 +50,11 @@ export function checkAgainst(schema: z.ZodType, value: unknown, refuseKeysOutsid
  */
 const STRAY: string[] = [];
 
+/** The issues of keys a schema does not name, by path. */
+export function strayIssues(paths: readonly string[]): Issue[] {
+  return paths.map((path) => ({ path, message: `unknown key ${JSON.stringify(path)}` }));
+}
+
 export function describeIssues(issues: readonly Issue[]): string {
   return issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ');
 }
@@ -64,7 +64,7 @@ export function describeIssues(issues: readonly Issue[]): string {
  * `properties`, and other keys only with `additionalProperties` (passthrough, catchall,
  * records); a union allows what any one branch allows. Anything else is not judged here.
  */
-function strayKeys(raw: unknown, schema: unknown, path: string, out: string[]): void {
+export function strayKeys(raw: unknown, schema: unknown, path: string, out: string[]): void {
   if (!isRecord(schema)) return;
   const branches = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(branches)) {
@@ -145,7 +145,7 @@ export function sandboxInput(
 }
 
 /** The schema (or a branch of its union / intersection) sets a `maxLength` for strings. */
-function boundsStrings(schema: unknown, depth = 0): boolean {
+export function boundsStrings(schema: unknown, depth = 0): boolean {
   if (!isRecord(schema) || depth > 8) return false;
   if (typeof schema.maxLength === 'number') return true;
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
@@ -155,11 +155,11 @@ function boundsStrings(schema: unknown, depth = 0): boolean {
   return false;
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function isPlainObject(value: object): boolean {
+export function isPlainObject(value: object): boolean {
   const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 }
@@ -176,7 +176,7 @@ export function copyPlain(value: unknown): unknown {
 }
 
 /** `copy[key] = value`, except that a key named `__proto__` stays an own key (an assignment would set the prototype). */
-function defineOwn(copy: Record<string, unknown>, key: string, value: unknown): void {
+export function defineOwn(copy: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__')
     Object.defineProperty(copy, key, { value, enumerable: true, writable: true, configurable: true });
   else copy[key] = value;
