@@ -80,10 +80,6 @@ function safeMask(details: unknown): unknown {
   }
 }
 
-/**
- * The common observation: a call that answered, on its first attempt. One literal for it
- * (`step-events.ts` shapes its time field once: see `shareTimeBoxes`).
- */
 /** `observe` of a result that came at the first attempt and is shown whole (no `Outcome` object made for it). */
 export function observeResult(
   request: ActRequest,
@@ -99,6 +95,10 @@ export function observeResult(
   return okObservation(actId, tool, result, source, durationMs);
 }
 
+/**
+ * The common observation: a call that answered, on its first attempt. One literal for it
+ * (`step-events.ts` shapes its time field once: see `shareTimeBoxes`).
+ */
 export function okObservation(
   actId: string,
   tool: string,

@@ -6,7 +6,7 @@
  * object's properties are combined in an order-free way, a property JSON leaves out
  * (`undefined`, a function, a symbol) is left out, an array item JSON writes as `null` is
  * hashed as `null`, and anything that is not plain data (a `toJSON`, a class instance) is
- * taken in its JSON form. Like `JSON.stringify`, a BigInt throws. Below 64 levels of
+ * taken in its JSON form. Like `JSON.stringify`, a BigInt throws. Deeper than 64 levels of
  * nesting nothing is looked at (inputs are capped far above that by the decision parser), so
  * a cyclic value cannot loop.
  */
