@@ -153,19 +153,14 @@ export class PromptBuilder {
 
   #describe(observation: Observation): string {
     const { actId, tool, status, result, error } = observation;
-    // One flat string (join copies once): a template literal keeps a chain of ~7 cons-string
-    // nodes per observation alive for the whole run (~150 bytes a step, see bench/).
-    const text = [
-      'Observation (tool ',
-      tool,
-      ', act ',
-      actId,
-      status === 'ok' ? '): {"status":"ok","result":' : '): ',
+    const text =
       status === 'ok'
-        ? (toJson(result) ?? 'null')
-        : JSON.stringify({ status, error: { code: error?.code, message: error?.message } }),
-      status === 'ok' ? '}' : '',
-    ].join('');
+        ? `Observation (tool ${tool}, act ${actId}): {"status":"ok","result":${toJson(result) ?? 'null'}}`
+        : `Observation (tool ${tool}, act ${actId}): ${JSON.stringify({ status, error: { code: error?.code, message: error?.message } })}`;
+    // Made flat here: a template literal is a chain of ~7 cons-string nodes, which the run
+    // would keep alive (~150 bytes a step). Reading a character flattens it into one string
+    // (the GC then drops the chain), ~15× cheaper than joining an array (see bench/).
+    text.charCodeAt(0);
     return truncate(text, this.limits.observationChars);
   }
 }
