@@ -70,10 +70,12 @@ export function sandboxWithStrayKeys(
     strayKeys(given, schema, '', stray);
     return given;
   }
-  const record = value as Record<string, unknown>;
-  const copy: Record<string, unknown> = {};
-  for (const key in record) {
-    const item = record[key];
+  // Copied whole by a spread (one step, where a store per key went through `defineOwn`); what
+  // the sandbox changes (a trimmed string, a nested copy) is written over it. The spread read
+  // each value once (a getter is not called again below), and keeps a `__proto__` key an own key.
+  const copy: Record<string, unknown> = { ...(value as Record<string, unknown>) };
+  for (const key in copy) {
+    const item = copy[key];
     const known = plan.properties.get(key);
     let safe: unknown;
     if (known !== undefined && typeof item === 'string') {
@@ -92,7 +94,7 @@ export function sandboxWithStrayKeys(
       if (known === undefined && (plan.extra === undefined || plan.extra === false)) stray.push(key);
       else strayKeys(safe, itemSchema, key, stray);
     }
-    defineOwn(copy, key, safe);
+    if (safe !== item) defineOwn(copy, key, safe);
   }
   return copy;
 }
