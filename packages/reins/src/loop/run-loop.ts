@@ -41,8 +41,10 @@ export function runLoop(ctx: LoopContext, end: LoopEnd, startedAt?: number): voi
  * The step in progress lives in fields, and each phase of a step is a method of its own, so
  * the async `run` keeps a small frame while a model call is pending (its frame was ~470
  * bytes of every run in flight); a phase that has to wait returns a promise, made only then.
+ * It is its own repeated-action guard (`ActionKeys`, extended: one object per run, not two).
  */
 class ReactLoop
+  extends ActionKeys
   implements StepSource, ToolProgressSink, ApprovalGate, RunTally, FanOutLoop, AbortWatcher, TurnState
 {
   readonly ctx: LoopContext;
@@ -57,8 +59,10 @@ class ReactLoop
   get demo(): boolean {
     return this.ctx.model.demo === true;
   }
-  // What resolveTurn reads (`TurnState`): the loop itself, no object per step or per run.
-  readonly actions: ActionKeys;
+  /** What resolveTurn reads (`TurnState`) and fan-out adds to: the loop itself. */
+  get actions(): ActionKeys {
+    return this;
+  }
   /** A repeated action was refused: the next step is the forced final one. */
   forcedFinal = false;
   inputTokens = 0;
@@ -77,8 +81,8 @@ class ReactLoop
   #end: LoopEnd | undefined;
 
   constructor(ctx: LoopContext, end: LoopEnd, startedAt: number | undefined) {
+    super(ctx.log);
     this.ctx = ctx;
-    this.actions = new ActionKeys(ctx.log);
     this.#end = end;
     ctx.act.progress = this;
     if (ctx.approvals !== undefined) ctx.act.approval = this;
