@@ -114,8 +114,29 @@ describe('jsonHash and sameJson (the repeated-action guard’s equality)', () =>
       for (let i = 0; i < levels; i++) deep = [deep];
       return deep;
     };
-    expect(jsonHash(nest(10_000, 1))).toBe(jsonHash(nest(10_000, 1)));
-    expect(sameJson(nest(10_000, 1), nest(10_000, 1))).toBe(true);
+    expect(jsonHash(nest(1_000, 1))).toBe(jsonHash(nest(1_000, 1)));
+    expect(sameJson(nest(1_000, 1), nest(1_000, 1))).toBe(true);
     expect(jsonHash(nest(10, 1))).not.toBe(jsonHash(nest(10, 2)));
+  });
+
+  it('stays exact past 64 levels (native call arguments are not depth-capped) and refuses a cycle', () => {
+    const nest = (levels: number, leaf: unknown): unknown => {
+      let deep = leaf;
+      for (let i = 0; i < levels; i++) deep = { x: deep, y: [i] };
+      return deep;
+    };
+    expect(sameJson(nest(70, 'a'), nest(70, 'b'))).toBe(false);
+    expect(jsonHash(nest(70, 'a'))).not.toBe(jsonHash(nest(70, 'b')));
+    expect(sameJson(nest(70, 'a'), nest(70, 'a'))).toBe(true);
+    expect(jsonHash(nest(70, 'a'))).toBe(jsonHash(nest(70, 'a')));
+    // Twice self-referencing: walking it to a depth cap would take 2^64 steps.
+    const loop: Record<string, unknown> = {};
+    loop.a = loop;
+    loop.b = [loop];
+    expect(() => jsonHash(loop)).toThrow(TypeError);
+    expect(() => jsonHash({ ok: [1, { deeper: loop }] })).toThrow(TypeError);
+    // The same object twice, side by side, is not a cycle.
+    const shared = { n: 1 };
+    expect(jsonHash({ a: shared, b: shared })).toBe(jsonHash({ b: { n: 1 }, a: { n: 1 } }));
   });
 });

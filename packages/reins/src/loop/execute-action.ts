@@ -73,18 +73,28 @@ export function actOn(
  * parsed by the tool's schema, refusing keys its JSON Schema does not name.
  */
 function checkedInput(request: ActRequest, env: ActEnv, tool: AnyTool): Checked {
-  const sandboxIssues = SANDBOX_ISSUES;
-  const stray = STRAY_KEYS;
+  const inputSchema = toolSpec(tool).inputSchema; // (its first build may run the schema's code)
+  // The shared arrays, unless an act is being sandboxed already: a getter in the input (an
+  // adapter's object, not a model's JSON) can start another act in the middle of the walk.
+  const shared = !sandboxing;
+  const sandboxIssues = shared ? SANDBOX_ISSUES : [];
+  const stray = shared ? STRAY_KEYS : [];
   // (Setting an array's length is a runtime call: only when there is something to empty.)
   if (sandboxIssues.length !== 0) sandboxIssues.length = 0;
   if (stray.length !== 0) stray.length = 0;
-  const given = sandboxWithStrayKeys(
-    request.input,
-    toolSpec(tool).inputSchema,
-    env.maxStringChars ?? DEFAULT_STRING_CHARS,
-    sandboxIssues,
-    stray,
-  );
+  sandboxing = true;
+  let given: unknown;
+  try {
+    given = sandboxWithStrayKeys(
+      request.input,
+      inputSchema,
+      env.maxStringChars ?? DEFAULT_STRING_CHARS,
+      sandboxIssues,
+      stray,
+    );
+  } finally {
+    if (shared) sandboxing = false;
+  }
   if (sandboxIssues.length !== 0) return { ok: false, issues: sandboxIssues.slice() };
   // Taken out before the schema runs: its code could start another act (which empties the array).
   const strayFound = stray.length === 0 ? undefined : strayIssues(stray);
@@ -93,14 +103,15 @@ function checkedInput(request: ActRequest, env: ActEnv, tool: AnyTool): Checked 
 }
 
 /**
- * The sandbox's issues and the stray keys, collected in one array each for every act: the
- * sandbox runs no code of the tool's or the model's (it reads plain JSON and the schema's
- * JSON form), and both are taken out before the tool's schema runs, so no act can start
- * while another's are being collected; emptied before each act, copied out when an act has any.
- * An empty array per act was ~40 bytes of garbage per tool step.
+ * The sandbox's issues and the stray keys, collected in one array each for every act (an
+ * empty array per act was ~40 bytes of garbage per tool step): emptied before each act,
+ * copied out when an act has any, and taken out before the tool's schema runs. An act
+ * sandboxed while another is (`sandboxing`: started from a getter of the other's input)
+ * collects into arrays of its own.
  */
 const SANDBOX_ISSUES: Issue[] = [];
 const STRAY_KEYS: string[] = [];
+let sandboxing = false;
 
 function refusedByUser(
   request: ActRequest,

@@ -91,7 +91,11 @@ class ReactLoop
 
   /** When the run started: its `start` event's time (a run rebuilt after a restart keeps its history's). */
   get started(): number {
-    return (this.ctx.log.events[0] as StartEvent).at;
+    const events = this.ctx.log.events;
+    const first = events[0];
+    if (first?.type === 'start') return first.at;
+    // A rebuilt history that does not begin with its start (a stored log always does).
+    return (events.find((event): event is StartEvent => event.type === 'start') ?? first)?.at ?? 0;
   }
 
   /** The run's act environment (`ctx.act`, no slot of its own); this loop is the sink of its tools' progress reports. */

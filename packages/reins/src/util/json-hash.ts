@@ -6,10 +6,11 @@
  * object's properties are combined in an order-free way, a property JSON leaves out
  * (`undefined`, a function, a symbol) is left out, an array item JSON writes as `null` is
  * hashed as `null`, and anything that is not plain data (a `toJSON`, a class instance) is
- * taken in its JSON form. Like `JSON.stringify`, a BigInt throws. Deeper than 64 levels of
- * nesting nothing is looked at (inputs are capped far above that by the decision parser), so
- * a cyclic value cannot loop.
+ * taken in its JSON form. Like `JSON.stringify`, a BigInt and a cycle throw. Deeper than 64
+ * levels (inputs parsed from text are capped at 32; a native call's arguments object is not)
+ * both go by `canonicalJson`'s text: exact, only slower.
  */
+import { canonicalJson } from './canonical-json.js';
 
 const SEED = 0x811c9dc5;
 const PRIME = 0x01000193;
@@ -22,16 +23,28 @@ const TAG_NUMBER = 0x3c6ef372;
 const TAG_ARRAY = 0x510e527f;
 const TAG_OBJECT = 0x1f83d9ab;
 const TAG_UNDEFINED = 0x5be0cd19;
-/** Deeper than this a value is hashed as one tag: bounded, and still the same for equal values. */
+/** Deeper than this a value is hashed (and compared) by its canonical JSON text. */
 const MAX_DEPTH = 64;
 const TAG_DEEP = 0x428a2f98;
+/**
+ * The objects and arrays `valueHash` is inside of, by depth: a value met again among them is
+ * a cycle (`JSON.stringify` throws on one; walking it would not end). Module state, not an
+ * array per call: nothing runs caller code during the walk except a `toJSON`, whose stretch
+ * saves and restores it. Emptied on the way out (no input is kept alive by it).
+ */
+const within: unknown[] = [];
 
 const bits = new Float64Array(1);
 const words = new Uint32Array(bits.buffer);
 
 /** A 30-bit hash (always a small integer) of `value` as JSON carries it, key order ignored. */
 export function jsonHash(value: unknown): number {
-  return finish(valueHash(value, 0)) & 0x3fffffff;
+  try {
+    return finish(valueHash(value, 0)) & 0x3fffffff;
+  } catch (thrown) {
+    within.length = 0; // what a walk that threw was inside of is not kept
+    throw thrown;
+  }
 }
 
 /** FNV-1a over the text's UTF-16 code units (32 bits, signed). */
@@ -69,29 +82,43 @@ function valueHash(value: unknown, depth: number): number {
       return TAG_UNDEFINED; // undefined, a function, a symbol: JSON leaves them out
   }
   if (value === null) return TAG_NULL;
-  if (depth >= MAX_DEPTH) return TAG_DEEP;
+  if (depth >= MAX_DEPTH) return stringHash(canonicalJson(value), TAG_DEEP);
+  for (let i = 0; i < depth; i++)
+    if (within[i] === value) throw new TypeError('Converting circular structure to JSON');
+  if (!Array.isArray(value) && !isPlain(value)) {
+    const saved = within.slice(0, depth); // a toJSON may hash another value meanwhile
+    const json = asJson(value);
+    for (let i = 0; i < depth; i++) within[i] = saved[i];
+    return valueHash(json, depth);
+  }
+  within[depth] = value;
+  let hash: number;
   if (Array.isArray(value)) {
-    let hash = TAG_ARRAY;
+    hash = TAG_ARRAY;
     for (let i = 0; i < value.length; i++) {
       const item = valueHash(value[i], depth + 1);
       hash = Math.imul(hash ^ (item === TAG_UNDEFINED ? TAG_NULL : item), PRIME);
     }
-    return hash;
+  } else {
+    let sum = 0;
+    let count = 0;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      const item = valueHash((value as Record<string, unknown>)[key], depth + 1);
+      if (item === TAG_UNDEFINED) continue;
+      sum = (sum + finish(stringHash(key) ^ item)) | 0;
+      count++;
+    }
+    hash = Math.imul(TAG_OBJECT ^ sum, PRIME) ^ count;
   }
-  if (!isPlain(value)) return valueHash(asJson(value), depth);
-  let sum = 0;
-  let count = 0;
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    const item = valueHash((value as Record<string, unknown>)[key], depth + 1);
-    if (item === TAG_UNDEFINED) continue;
-    sum = (sum + finish(stringHash(key) ^ item)) | 0;
-    count++;
-  }
-  return Math.imul(TAG_OBJECT ^ sum, PRIME) ^ count;
+  within[depth] = undefined;
+  return hash;
 }
 
-/** Whether `a` and `b` are the same JSON, object keys in any order. */
+/**
+ * Whether `a` and `b` are the same JSON, object keys in any order. For values `jsonHash`
+ * took (it refuses a cycle, which this would follow to its depth cap).
+ */
 export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
   if (a === b) return true;
   const ta = kindOf(a);
@@ -112,7 +139,7 @@ export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
       const x = a as unknown[];
       const y = b as unknown[];
       if (x.length !== y.length) return false;
-      if (depth >= MAX_DEPTH) return true;
+      if (depth >= MAX_DEPTH) return canonicalJson(a) === canonicalJson(b);
       for (let i = 0; i < x.length; i++) {
         const item = x[i];
         const other = y[i];
@@ -121,7 +148,7 @@ export function sameJson(a: unknown, b: unknown, depth = 0): boolean {
       return true;
     }
     case 'object': {
-      if (depth >= MAX_DEPTH) return true;
+      if (depth >= MAX_DEPTH) return canonicalJson(a) === canonicalJson(b);
       const x = a as Record<string, unknown>;
       const y = b as Record<string, unknown>;
       let count = 0;
