@@ -27,11 +27,14 @@ const TAG_UNDEFINED = 0x5be0cd19;
 const MAX_DEPTH = 64;
 const TAG_DEEP = 0x428a2f98;
 /**
- * The objects and arrays `valueHash` is inside of, by depth: a value met again among them is
- * a cycle (`JSON.stringify` throws on one; walking it would not end). Module state, not an
- * array per call: nothing runs caller code during the walk except a `toJSON`, whose stretch
- * saves and restores it. Emptied on the way out (no input is kept alive by it).
+ * The objects and arrays `valueHash` is inside of, by depth, from `CYCLE_FROM` down: a value
+ * met again among them is a cycle (`JSON.stringify` throws on one; walking it would not end).
+ * A cycle always leads that deep, and the walk goes depth first, so its first way down finds
+ * it; a shallow input (the usual one) pays nothing. Module state, not an array per call:
+ * nothing runs caller code during the walk except a `toJSON`, whose stretch saves and
+ * restores it. Emptied on the way out (no input is kept alive by it).
  */
+const CYCLE_FROM = 8;
 const within: unknown[] = [];
 
 const bits = new Float64Array(1);
@@ -39,12 +42,7 @@ const words = new Uint32Array(bits.buffer);
 
 /** A 30-bit hash (always a small integer) of `value` as JSON carries it, key order ignored. */
 export function jsonHash(value: unknown): number {
-  try {
-    return finish(valueHash(value, 0)) & 0x3fffffff;
-  } catch (thrown) {
-    within.length = 0; // what a walk that threw was inside of is not kept
-    throw thrown;
-  }
+  return finish(valueHash(value, 0)) & 0x3fffffff;
 }
 
 /** FNV-1a over the text's UTF-16 code units (32 bits, signed). */
@@ -83,15 +81,21 @@ function valueHash(value: unknown, depth: number): number {
   }
   if (value === null) return TAG_NULL;
   if (depth >= MAX_DEPTH) return stringHash(canonicalJson(value), TAG_DEEP);
-  for (let i = 0; i < depth; i++)
-    if (within[i] === value) throw new TypeError('Converting circular structure to JSON');
+  const watched = depth >= CYCLE_FROM;
+  if (watched) {
+    for (let i = CYCLE_FROM; i < depth; i++)
+      if (within[i] === value) {
+        within.length = 0; // the walk ends here: what it was inside of is not kept
+        throw new TypeError('Converting circular structure to JSON');
+      }
+  }
   if (!Array.isArray(value) && !isPlain(value)) {
-    const saved = within.slice(0, depth); // a toJSON may hash another value meanwhile
+    const saved = within.slice(); // a toJSON may hash another value meanwhile
     const json = asJson(value);
-    for (let i = 0; i < depth; i++) within[i] = saved[i];
+    for (let i = 0; i < saved.length; i++) within[i] = saved[i];
     return valueHash(json, depth);
   }
-  within[depth] = value;
+  if (watched) within[depth] = value;
   let hash: number;
   if (Array.isArray(value)) {
     hash = TAG_ARRAY;
@@ -111,7 +115,7 @@ function valueHash(value: unknown, depth: number): number {
     }
     hash = Math.imul(TAG_OBJECT ^ sum, PRIME) ^ count;
   }
-  within[depth] = undefined;
+  if (watched) within[depth] = undefined;
   return hash;
 }
 
