@@ -77,13 +77,13 @@ const MUTANTS = [
   [
     'repeat guard removed',
     `${loop}resolve-turn.ts`,
-    'const firstStep = state.actions.get(key, hash);',
+    'const firstStep = state.actions.get(tool, input, hash);',
     'const firstStep = undefined as number | undefined;',
   ],
   [
     'repeat guard takes a key whose hash matches for the same action',
     `${loop}action-keys.ts`,
-    'return actionKey(event.tool, event.input) === key ? event.index : undefined;',
+    'return event.tool === tool && sameJson(event.input, input) ? event.index : undefined;',
     'return event.index;',
     ['packages/reins/test/action-keys.test.ts'],
   ],
@@ -115,20 +115,20 @@ const MUTANTS = [
   [
     'input not validated',
     `${loop}execute-action.ts`,
-    '? checkAgainst(tool.input, given, { refuseKeysOutside: inputSchema })',
-    '? { ok: true as const, value: given }',
+    'const parsed = checkAgainst(tool.input, given);',
+    'const parsed: Checked = { ok: true as const, value: given };',
   ],
   [
     'parameter sandbox off',
     `${loop}execute-action.ts`,
-    'const given = sandboxInput(',
-    'const given = request.input; void (',
+    'given = sandboxWithStrayKeys(',
+    'given = request.input; void sandboxWithStrayKeys(',
   ],
   [
     'stray keys allowed',
-    `${loop}validate-io.ts`,
-    'if (options.refuseKeysOutside !== undefined) {',
-    'if (false) {',
+    `${loop}execute-action.ts`,
+    'return !parsed.ok || strayFound === undefined ? parsed : { ok: false, issues: strayFound };',
+    'return parsed;',
   ],
   [
     'tool shares the logged input object',
@@ -140,7 +140,7 @@ const MUTANTS = [
   [
     'output schema not checked',
     `${loop}check-result.ts`,
-    'const output = checkAgainst(tool.output, invoked.output, {});',
+    'const output = checkAgainst(tool.output, invoked.output);',
     'const output = { ok: true as const, value: invoked.output };',
   ],
   [
