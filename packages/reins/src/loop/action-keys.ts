@@ -85,7 +85,7 @@ export function actionHash(tool: string, input: unknown): number {
 
 /**
  * Same tool and canonically equal input (key order ignored) give the same key: a text form of
- * the action, for comparing the calls of one step (and for callers outside the loop).
+ * the action, for callers outside the loop (the loop compares by `actionHash` and `sameJson`).
  */
 export function actionKey(tool: string, input: unknown): string {
   // Flat (join copies once), and only ever held while its step runs (the guard keeps the hash).

@@ -30,24 +30,17 @@ export function observe(
   const { actId, tool } = request;
   const attempts = outcome.attempts;
   const resultRef = outcome.resultRef;
-  if (status === 'ok' && attempts === undefined && resultRef === undefined) {
-    return observeResult(request, env, started, outcome.result, source);
-  }
-  const durationMs = env.deps.now() - started;
-  const policies = env.policies;
   if (status === 'ok') {
-    if (policies?.reporting === true) policies.report({ tool, status, durationMs, attempts: attempts ?? 1 });
+    const observation = observeResult(request, env, started, outcome.result, source, attempts);
+    if (attempts === undefined && resultRef === undefined) return observation;
     return {
-      actId,
-      tool,
-      status,
-      result: outcome.result,
-      source,
-      durationMs,
+      ...observation,
       ...(attempts === undefined ? {} : { attempts }),
       ...(resultRef === undefined ? {} : { resultRef }),
     };
   }
+  const durationMs = env.deps.now() - started;
+  const policies = env.policies;
   const layer = outcome.layer ?? 'status';
   let code = outcome.code ?? 'INTERNAL';
   let message = maskPiiText(outcome.message ?? '');
@@ -80,18 +73,23 @@ function safeMask(details: unknown): unknown {
   }
 }
 
-/** `observe` of a result that came at the first attempt and is shown whole (no `Outcome` object made for it). */
+/**
+ * `observe` of a result (no `Outcome` object made for it): timed, reported, the common
+ * observation. `attempts` is reported only (`observe` adds it, and a stored reference).
+ */
 export function observeResult(
   request: ActRequest,
   env: ActEnv,
   started: number,
   result: unknown,
   source = sourceOf(request.tool),
+  attempts?: number,
 ): Observation {
   const { actId, tool } = request;
   const durationMs = env.deps.now() - started;
   const policies = env.policies;
-  if (policies?.reporting === true) policies.report({ tool, status: 'ok', durationMs, attempts: 1 });
+  if (policies?.reporting === true)
+    policies.report({ tool, status: 'ok', durationMs, attempts: attempts ?? 1 });
   return okObservation(actId, tool, result, source, durationMs);
 }
 

@@ -1,6 +1,7 @@
 import type { ActionCall, DecisionParse } from '../decision/index.js';
 import type { StopReason } from '../events.js';
-import { actionHash, actionKey } from './action-keys.js';
+import { sameJson } from '../util/json-hash.js';
+import { actionHash } from './action-keys.js';
 
 /**
  * Where a model step leads. Decided here and only here, so every limit that depends on the
@@ -106,7 +107,8 @@ export function resolveTurn(
  * or repeating an earlier step's call or an earlier call of this step.
  */
 function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPerStep: number): PlannedCall[] {
-  const thisStep = new Set<string>();
+  // This step's calls that run, compared as the guard compares (hash, then the same JSON).
+  const thisStep: Extract<PlannedCall, { kind: 'run' }>[] = [];
   return actions.map((call, i): PlannedCall => {
     const { action: tool, input, callId } = call;
     const refuse = (
@@ -135,14 +137,14 @@ function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPer
         `${tool} was already called with this input at step ${firstStep}; its result was shown then.`,
       );
     }
-    const key = actionKey(tool, input);
-    if (thisStep.has(key)) {
+    if (thisStep.some((run) => run.hash === hash && run.tool === tool && sameJson(run.input, input))) {
       return refuse(
         'REPEATED_ACTION',
         `${tool} is called twice with the same input in this step; it runs once.`,
       );
     }
-    thisStep.add(key);
-    return { kind: 'run', tool, input, hash, callId };
+    const run = { kind: 'run' as const, tool, input, hash, callId };
+    thisStep.push(run);
+    return run;
   });
 }
