@@ -1,6 +1,6 @@
 import { shapeAnswer } from '../answer-format.js';
 import { describeThrown } from '../errors.js';
-import type { RunStatus, StopReason } from '../events.js';
+import type { RunEvent, RunStatus, StartEvent, StopReason } from '../events.js';
 import { NO_USAGE } from '../model.js';
 import type { Degraded } from '../observation.js';
 import { stopReasonOf } from './abort-reasons.js';
@@ -25,6 +25,13 @@ export interface RunTally {
   /** Fallbacks that answered during the run; the message says what was lost. */
   readonly degraded: Degraded[] | undefined;
   readonly demo: boolean;
+}
+
+/** When a run started: its `start` event's time (a rebuilt history's own, even if it does not begin with it). */
+export function runStartOf(events: readonly RunEvent[]): number {
+  const first = events[0];
+  if (first?.type === 'start') return first.at;
+  return (events.find((event): event is StartEvent => event.type === 'start') ?? first)?.at ?? 0;
 }
 
 /** The run's last step decided (`at`: when its reasoning ended): its message, then `done`. */

@@ -1,6 +1,6 @@
-import { decisionFromToolCalls, parseDecision, type DecisionParse } from '../decision/index.js';
-import { loadRepairParsers, repairMisses, repairParsersReady } from '../decision/repair-parsers.js';
-import type { ActStep, RunStatus, StartEvent } from '../events.js';
+import type { DecisionParse } from '../decision/index.js';
+import { loadRepairParsers, repairParsersReady } from '../decision/repair-parsers.js';
+import type { ActStep, RunStatus } from '../events.js';
 import type { ModelResult } from '../model.js';
 import type { Degraded, Observation } from '../observation.js';
 import { userKeyOf } from '../principal.js';
@@ -20,7 +20,16 @@ import { sayDecision } from './prompt.js';
 import { askInLoop } from './react-ask.js';
 import { resolveTurn, type PlannedCall, type Resolution, type TurnState } from './resolve-turn.js';
 import { StepRequest, type AbortWatcher, type RunAbort, type StepSource } from './run-abort.js';
-import { appendDone, endAborted, endFailed, endWith, lastResort, type RunTally } from './run-ending.js';
+import {
+  appendDone,
+  endAborted,
+  endFailed,
+  endWith,
+  lastResort,
+  runStartOf,
+  type RunTally,
+} from './run-ending.js';
+import { parseReply } from './parse-reply.js';
 import { actDraft, loopStartDraft, observeDraft } from './step-events.js';
 import { refusal } from './step-rules.js';
 
@@ -91,11 +100,7 @@ class ReactLoop
 
   /** When the run started: its `start` event's time (a run rebuilt after a restart keeps its history's). */
   get started(): number {
-    const events = this.ctx.log.events;
-    const first = events[0];
-    if (first?.type === 'start') return first.at;
-    // A rebuilt history that does not begin with its start (a stored log always does).
-    return (events.find((event): event is StartEvent => event.type === 'start') ?? first)?.at ?? 0;
+    return runStartOf(this.ctx.log.events);
   }
 
   /** The run's act environment (`ctx.act`, no slot of its own); this loop is the sink of its tools' progress reports. */
@@ -220,22 +225,9 @@ class ReactLoop
       appendDone(this, 'error');
       return false;
     }
-    const misses = repairMisses();
-    const parse = this.#parse(result);
-    // The reply needed the one repair before its parsers had loaded: parse it again with them.
-    if (repairMisses() !== misses) return this.#reparsed(result);
+    const parse = parseReply(result, this.ctx.parse);
+    if (parse instanceof Promise) return parse.then((again) => this.#decided(result, again));
     return this.#decided(result, parse);
-  }
-
-  #parse(result: Extract<ModelResult, { ok: true }>): DecisionParse {
-    const toolCalls = result.toolCalls;
-    if (toolCalls !== undefined && toolCalls.length > 0) return decisionFromToolCalls(result.text, toolCalls);
-    return (this.ctx.parse ?? parseDecision)(result.text);
-  }
-
-  async #reparsed(result: Extract<ModelResult, { ok: true }>): Promise<boolean> {
-    await loadRepairParsers().catch(() => undefined);
-    return this.#decided(result, this.#parse(result));
   }
 
   /** The step's `reason` event, then what its decision leads to. */
@@ -262,7 +254,7 @@ class ReactLoop
     }
     if (next.kind === 'act_many') return this.#actedMany(step, next.calls, reasonEnd, result, parse);
     const acted = this.#actOne(step, next, reasonEnd);
-    if (acted instanceof Promise) return this.#observedLater(acted, reasonEnd, result, parse);
+    if (acted instanceof Promise) return acted.then((o) => this.#afterAct(o, reasonEnd, result, parse));
     return this.#afterAct(acted, reasonEnd, result, parse);
   }
 
@@ -295,15 +287,6 @@ class ReactLoop
       this.ctx.prompt.rememberMany(parse.value, observations, native ? { text, toolCalls } : undefined);
     }
     return true;
-  }
-
-  async #observedLater(
-    acted: Promise<Observation>,
-    reasonEnd: number,
-    result: Extract<ModelResult, { ok: true }>,
-    parse: DecisionParse,
-  ): Promise<boolean> {
-    return this.#afterAct(await acted, reasonEnd, result, parse);
   }
 
   /** The step's one call was observed: its `observe` event, and the step goes into the prompt. */
