@@ -1,4 +1,5 @@
 import type { BlobStore } from 'reins';
+import { createRacing } from './sql-schema.js';
 
 /** What the store needs of a `pg` Pool or Client (so tests and apps pass either). */
 export interface PgQueryable {
@@ -21,14 +22,16 @@ export async function pgBlobStore(db: PgQueryable, options: PgBlobStoreOptions =
   const table = options.table ?? 'reins_blobs';
   if (!IDENTIFIER.test(table))
     throw new TypeError(`pgBlobStore: table ${JSON.stringify(table)} is not a plain identifier`);
-  await db.query(
-    `CREATE TABLE IF NOT EXISTS ${table} (
-       ref text PRIMARY KEY,
-       json text NOT NULL,
-       bytes integer NOT NULL,
-       stored_at timestamptz NOT NULL DEFAULT now()
-     )`,
-  );
+  await createRacing(async () => {
+    await db.query(
+      `CREATE TABLE IF NOT EXISTS ${table} (
+         ref text PRIMARY KEY,
+         json text NOT NULL,
+         bytes integer NOT NULL,
+         stored_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+  });
   return {
     put: async (ref, json) => {
       await db.query(

@@ -16,6 +16,7 @@ import {
 } from 'reins';
 import type { PgQueryable } from './pg-blob-store.js';
 import { ensurePgTrgm } from './pg-trgm.js';
+import { createRacing } from './sql-schema.js';
 
 export interface SqlMemoryStoreOptions {
   /** Embeds memories (stored beside the text) and queries; recall mixes the vectors in. */
@@ -110,27 +111,31 @@ export async function sqlMemoryStore(
   const table = options.table ?? 'reins_memories';
   if (!TABLE.test(table))
     throw new TypeError(`sqlMemoryStore: table ${JSON.stringify(table)} is not a plain identifier`);
-  const trgm = await ensurePgTrgm(db, options.extensionSchema);
   const bare = table.split('.').pop() as string;
-  await db.query(
-    `CREATE TABLE IF NOT EXISTS ${table} (
-       id text PRIMARY KEY,
-       seq bigint GENERATED ALWAYS AS IDENTITY,
-       scope text NOT NULL,
-       content text NOT NULL,
-       segmented text NOT NULL,
-       words tsvector NOT NULL,
-       embedding real[],
-       source jsonb,
-       created_at double precision NOT NULL,
-       UNIQUE (scope, content)
-     )`,
-  );
-  await db.query(`CREATE INDEX IF NOT EXISTS ${bare}_scope_idx ON ${table} (scope, created_at DESC)`);
-  await db.query(`CREATE INDEX IF NOT EXISTS ${bare}_words_idx ON ${table} USING gin (words)`);
-  await db.query(
-    `CREATE INDEX IF NOT EXISTS ${bare}_trgm_idx ON ${table} USING gin (segmented ${trgm}.gin_trgm_ops)`,
-  );
+  // Instances starting together race to create the extension, table and indexes: the loser tries again.
+  let trgm = '';
+  await createRacing(async () => {
+    trgm = await ensurePgTrgm(db, options.extensionSchema);
+    await db.query(
+      `CREATE TABLE IF NOT EXISTS ${table} (
+         id text PRIMARY KEY,
+         seq bigint GENERATED ALWAYS AS IDENTITY,
+         scope text NOT NULL,
+         content text NOT NULL,
+         segmented text NOT NULL,
+         words tsvector NOT NULL,
+         embedding real[],
+         source jsonb,
+         created_at double precision NOT NULL,
+         UNIQUE (scope, content)
+       )`,
+    );
+    await db.query(`CREATE INDEX IF NOT EXISTS ${bare}_scope_idx ON ${table} (scope, created_at DESC)`);
+    await db.query(`CREATE INDEX IF NOT EXISTS ${bare}_words_idx ON ${table} USING gin (words)`);
+    await db.query(
+      `CREATE INDEX IF NOT EXISTS ${bare}_trgm_idx ON ${table} USING gin (segmented ${trgm}.gin_trgm_ops)`,
+    );
+  });
 
   const find = async (scope: string, content: string): Promise<MemoryItem | undefined> => {
     const { rows } = await db.query(`SELECT ${COLUMNS} FROM ${table} WHERE scope = $1 AND content = $2`, [

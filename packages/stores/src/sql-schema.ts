@@ -8,18 +8,30 @@ const VERSIONS = { runs: 1, conversations: 1 } as const;
 // (`IF NOT EXISTS` is not atomic across sessions): unique_violation, duplicate_table, duplicate_object.
 const CREATE_RACE = new Set(['23505', '42P07', '42710']);
 
+/** Waits a little longer after each lost race, spread at random so racing instances fall apart. */
+function pauseAfterLosing(attempt: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 10 * attempt + Math.random() * 40));
+}
+
 /**
  * Creates tables as instances start — several at once in the shared mode: a creation that lost
- * the race to another instance is tried again (it then finds everything there).
+ * the race to another instance is tried again (it then finds what the winner made). Each lost
+ * race means another instance made progress, but an instance can lose once per table, index and
+ * type it creates (four processes starting together lost three times in a row in CI), so the
+ * default allows ten tries.
  */
-export async function createRacing(create: () => Promise<void>, attempts = 3): Promise<void> {
+export async function createRacing(
+  create: () => Promise<void>,
+  attempts = 10,
+  pause: (attempt: number) => Promise<void> = pauseAfterLosing,
+): Promise<void> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await create();
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       if (attempt >= attempts || typeof code !== 'string' || !CREATE_RACE.has(code)) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20 * attempt));
+      await pause(attempt);
     }
   }
 }
