@@ -21,3 +21,4 @@ export { sqlRunStore, type SqlRunStore, type SqlRunStoreOptions } from './sql-ru
 export { sqlConversationStore } from './sql-conversation-store.js';
 export type { SqlStoreOptions } from './sql-names.js';
 export { pgUnavailableReason } from './pg-unavailable.js';
+export { createRacing } from './sql-schema.js';

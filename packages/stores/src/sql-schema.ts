@@ -5,8 +5,9 @@ import type { SqlNames } from './sql-names.js';
 const VERSIONS = { runs: 1, conversations: 1 } as const;
 
 // PostgreSQL's answers when two processes create the same table or index at the same moment
-// (`IF NOT EXISTS` is not atomic across sessions): unique_violation, duplicate_table, duplicate_object.
-const CREATE_RACE = new Set(['23505', '42P07', '42710']);
+// (`IF NOT EXISTS` is not atomic across sessions): unique_violation, duplicate_table, duplicate_object,
+// duplicate_schema.
+const CREATE_RACE = new Set(['23505', '42P07', '42710', '42P06']);
 
 /** Waits a little longer after each lost race, spread at random so racing instances fall apart. */
 function pauseAfterLosing(attempt: number): Promise<void> {

@@ -1,6 +1,6 @@
 import pg from 'pg';
 import { DependencyUnavailableError } from 'reins';
-import { pgUnavailableReason } from '@reins/stores';
+import { createRacing, pgUnavailableReason } from '@reins/stores';
 import type { Db, Queryable } from './db.js';
 import { PoolGate } from './pool-gate.js';
 import { StatementNames } from './statement-names.js';
@@ -167,7 +167,12 @@ export async function openPgDb(options: PgDbOptions): Promise<Db> {
     admin.on('error', () => undefined);
     try {
       await guarded(() => admin.connect());
-      await guarded(() => admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`));
+      // Instances starting together may both create it: the one that lost the race tries again.
+      await guarded(() =>
+        createRacing(async () => {
+          await admin.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+        }),
+      );
     } finally {
       await admin.end().catch(() => undefined);
     }
