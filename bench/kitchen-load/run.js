@@ -14,6 +14,7 @@
  *   node bench/kitchen-load/run.js --count-statements   # SQL statements per run, by text (sql-counter.js)
  *   node bench/kitchen-load/run.js --cpu-prof /tmp/prof # the server's CPU profile (node --cpu-prof) per backend
  *   node bench/kitchen-load/run.js --set REINS_DB_POOL_SIZE=20   # a server setting beyond the defaults (repeatable)
+ *   node bench/kitchen-load/run.js --node-arg --single-threaded-gc # a `node` option for the server (repeatable)
  *
  * `DATABASE_URL` overrides postgres://postgres@127.0.0.1:5432/test. Writes
  * bench/results/kitchen-load-<timestamp>.json and kitchen-load-latest.json.
@@ -45,6 +46,10 @@ const seconds = Number(option('--seconds') ?? (quick ? 6 : 20));
 const users = Number(option('--users') ?? 500);
 const countStatements = args.includes('--count-statements');
 const cpuProfDir = option('--cpu-prof');
+/** `node` options for the server beyond the loop monitor's `--import` (`--node-arg <option>`, repeatable). */
+const extraNodeArgs = args.flatMap((arg, i) =>
+  arg === '--node-arg' && args[i + 1] !== undefined ? [args[i + 1]] : [],
+);
 const PG_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** The settings the server gets beyond its defaults (said in the report). */
 const SETTINGS = {
@@ -220,6 +225,7 @@ async function bench(/** @type {Backend} */ backend, /** @type {string} */ dir) 
   const loopFile = join(dir, `loop-${backend}.json`);
   const sqlFile = join(dir, `sql-${backend}.json`);
   const nodeArgs = [
+    ...extraNodeArgs,
     ...(countStatements ? ['--import', new URL('./sql-counter.js', import.meta.url).href] : []),
     ...(cpuProfDir === undefined ? [] : ['--cpu-prof', '--cpu-prof-dir', join(cpuProfDir, backend)]),
   ];
@@ -364,6 +370,7 @@ const meta = {
   seconds,
   users,
   settings: SETTINGS,
+  nodeArgs: extraNodeArgs,
 };
 console.log(`\n## Xiaojia Kitchen under load (POST /v1/runs, JSON, demo model)\n`);
 console.log(
@@ -372,7 +379,7 @@ console.log(
       SETTINGS,
     )
       .map(([k, v]) => `${k}=${v}`)
-      .join(', ')}\n`,
+      .join(', ')}${extraNodeArgs.length > 0 ? `; server node options: ${extraNodeArgs.join(' ')}` : ''}\n`,
 );
 console.log(
   table(

@@ -247,31 +247,36 @@ export class McpBridge {
         }, 0);
       };
       this.#inFlight.add(ctx);
-      const result = (await this.#callContext.run(ctx, () =>
-        responseStreamWatch.run(onBroken, () =>
-          connection.client.callTool(
-            { name: entry.mcpName, arguments: input as Record<string, unknown> },
-            {
-              signal: stop.signal,
-              // The approved definition, not the SDK's cache (we list with `cacheMode: 'bypass'`,
-              // which leaves it empty): on 2026-07-28 HTTP the SDK mirrors `x-mcp-header`
-              // arguments into `Mcp-Param-*` headers (SEP-2243) only when it knows the tool's
-              // input schema. No output schema: the SDK would report invalid structured content
-              // as -32602 (INVALID_PARAMETER); the imported tool's own output check does that.
-              toolDefinition: entry.headerSource,
-              timeout: Math.min(this.#o.callTimeoutMs, remaining),
-              maxTotalTimeout: remaining,
-              resetTimeoutOnProgress: true,
-              onprogress: ({ progress, total, message }) =>
-                ctx.progress?.({
-                  progress,
-                  ...(total === undefined ? {} : { total }),
-                  ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
-                }),
-            },
-          ),
-        ),
-      )) as CallToolResult;
+      const call = (): Promise<unknown> =>
+        connection.client.callTool(
+          { name: entry.mcpName, arguments: input as Record<string, unknown> },
+          {
+            signal: stop.signal,
+            // The approved definition, not the SDK's cache (we list with `cacheMode: 'bypass'`,
+            // which leaves it empty): on 2026-07-28 HTTP the SDK mirrors `x-mcp-header`
+            // arguments into `Mcp-Param-*` headers (SEP-2243) only when it knows the tool's
+            // input schema. No output schema: the SDK would report invalid structured content
+            // as -32602 (INVALID_PARAMETER); the imported tool's own output check does that.
+            toolDefinition: entry.headerSource,
+            timeout: Math.min(this.#o.callTimeoutMs, remaining),
+            maxTotalTimeout: remaining,
+            resetTimeoutOnProgress: true,
+            onprogress: ({ progress, total, message }) =>
+              ctx.progress?.({
+                progress,
+                ...(total === undefined ? {} : { total }),
+                ...(message === undefined ? {} : { message: untrustedText(message, 200) }),
+              }),
+          },
+        );
+      // Over HTTP a server request and a broken stream arrive in the call's own response stream,
+      // so its async context names the call. Over stdio they arrive on the pipe, in no call's
+      // context: the contexts would only cost (on Node 20 the first `run` turns on promise hooks
+      // for the whole process, ~5% of a busy server's main thread), and a server request goes
+      // to the one call in flight.
+      const result = (await (this.#o.transport.kind === 'http'
+        ? this.#callContext.run(ctx, () => responseStreamWatch.run(onBroken, call))
+        : call())) as CallToolResult;
       this.#keeper.worked(); // the next loss starts the backoff afresh
       if (result.isError === true) throw errorFromResult(resultText(result), result.structuredContent, site);
       return resultOutput(result);
