@@ -47,9 +47,10 @@ const users = Number(option('--users') ?? 500);
 const countStatements = args.includes('--count-statements');
 const cpuProfDir = option('--cpu-prof');
 /** `node` options for the server beyond the loop monitor's `--import` (`--node-arg <option>`, repeatable). */
-const extraNodeArgs = args.flatMap((arg, i) =>
-  arg === '--node-arg' && args[i + 1] !== undefined ? [args[i + 1]] : [],
-);
+const extraNodeArgs = args.flatMap((arg, i) => {
+  const value = args[i + 1];
+  return arg === '--node-arg' && value !== undefined ? [value] : [];
+});
 const PG_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** The settings the server gets beyond its defaults (said in the report). */
 const SETTINGS = {

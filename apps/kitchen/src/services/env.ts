@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Embedder } from 'reins';
 import type { Db } from '../db/db.js';
+import { localDate } from '../domain/local-date.js';
 import type { IsoDate } from '../domain/types.js';
 import type { LoginOptions } from './auth-service.js';
 
@@ -34,17 +35,12 @@ export interface ServiceEnv {
 
 export function resolveEnv(deps: ServiceDeps): ServiceEnv {
   const now = deps.clock ?? (() => new Date());
-  const format = new Intl.DateTimeFormat('en-CA', {
-    timeZone: deps.timeZone ?? 'Asia/Shanghai',
-    year: 'numeric',
-    month: '2-digit',
-    day: '2-digit',
-  });
+  const timeZone = deps.timeZone ?? 'Asia/Shanghai';
   return {
     db: deps.db,
     now,
     newId: deps.newId ?? randomUUID,
-    today: () => format.format(now()), // en-CA formats as YYYY-MM-DD
+    today: () => localDate(now(), timeZone) as IsoDate,
     sessionTtlMs: deps.sessionTtlMs ?? 7 * 24 * 3600 * 1000,
     invitationTtlMs: deps.invitationTtlMs ?? 7 * 24 * 3600 * 1000,
   };

@@ -32,30 +32,47 @@ export interface Seen {
   failed(tool: string): string | undefined;
 }
 
+/**
+ * The observations one message holds, read once: a run's later steps are sent the same message
+ * objects again, so each is parsed only the first time (the demo model runs on every step).
+ */
+const observationsOf = new WeakMap<ChatMessage, readonly SeenObservation[]>();
+
+function observationsIn(message: ChatMessage): readonly SeenObservation[] {
+  let found = observationsOf.get(message);
+  if (found !== undefined) return found;
+  const observations: SeenObservation[] = [];
+  for (const line of message.content.split('\n')) {
+    const match = LINE.exec(line);
+    if (match === null) continue;
+    const tool = match[1] ?? '';
+    try {
+      const body = JSON.parse(match[2] ?? '') as {
+        status?: string;
+        result?: unknown;
+        error?: { code?: string };
+      };
+      observations.push(
+        body.status === 'ok'
+          ? { tool, ok: true, result: body.result }
+          : { tool, ok: false, code: body.error?.code ?? body.status ?? 'ERROR' },
+      );
+    } catch {
+      observations.push({ tool, ok: false, code: 'TRUNCATED' }); // cut for the prompt: not readable
+    }
+  }
+  found = observations;
+  observationsOf.set(message, found);
+  return found;
+}
+
 /** Reads the observations back from the prompt's text history (one line per observation). */
 export function readSeen(messages: readonly ChatMessage[]): Seen {
   const all: SeenObservation[] = [];
-  for (const message of messages.slice(2)) {
+  for (let i = 2; i < messages.length; i++) {
+    const message = messages[i] as ChatMessage;
     if (message.role !== 'user' && message.role !== 'tool') continue;
-    for (const line of message.content.split('\n')) {
-      const match = LINE.exec(line);
-      if (match === null) continue;
-      const tool = match[1] ?? '';
-      try {
-        const body = JSON.parse(match[2] ?? '') as {
-          status?: string;
-          result?: unknown;
-          error?: { code?: string };
-        };
-        all.push(
-          body.status === 'ok'
-            ? { tool, ok: true, result: body.result }
-            : { tool, ok: false, code: body.error?.code ?? body.status ?? 'ERROR' },
-        );
-      } catch {
-        all.push({ tool, ok: false, code: 'TRUNCATED' }); // cut for the prompt: not readable
-      }
-    }
+    for (const observation of observationsIn(message)) all.push(observation);
   }
   const last = (tool: string) => [...all].reverse().find((o) => o.tool === tool);
   const read = <T>(tool: string, schema: z.ZodType<T>): T | undefined => {
