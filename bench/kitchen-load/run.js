@@ -32,7 +32,14 @@ import { PASSWORD, prepareDatabase } from './setup.js';
 import { startKitchen } from './server.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
-const args = process.argv.slice(2);
+const argv = process.argv.slice(2);
+/** `node` options for the server beyond the loop monitor's `--import` (`--node-arg <option>`, repeatable). */
+const extraNodeArgs = argv.flatMap((arg, i) => {
+  const value = argv[i + 1];
+  return arg === '--node-arg' && value !== undefined ? [value] : [];
+});
+// The script's own options, without the `--node-arg` pairs (`--node-arg --cpu-prof` is not ours).
+const args = argv.filter((arg, i) => arg !== '--node-arg' && argv[i - 1] !== '--node-arg');
 const quick = args.includes('--quick');
 const option = (/** @type {string} */ name) => {
   const i = args.indexOf(name);
@@ -46,11 +53,6 @@ const seconds = Number(option('--seconds') ?? (quick ? 6 : 20));
 const users = Number(option('--users') ?? 500);
 const countStatements = args.includes('--count-statements');
 const cpuProfDir = option('--cpu-prof');
-/** `node` options for the server beyond the loop monitor's `--import` (`--node-arg <option>`, repeatable). */
-const extraNodeArgs = args.flatMap((arg, i) => {
-  const value = args[i + 1];
-  return arg === '--node-arg' && value !== undefined ? [value] : [];
-});
 const PG_URL = process.env['DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 /** The settings the server gets beyond its defaults (said in the report). */
 const SETTINGS = {
@@ -128,6 +130,9 @@ function sampler(/** @type {string} */ url, /** @type {string} */ path, /** @typ
   const why = /** @type {Record<string, number>} */ ({});
   let stopped = false;
   const done = (async () => {
+    // On a fixed schedule (one probe every `everyMs`, the next as soon as a late one answers), so a
+    // slow answer does not thin the samples out.
+    let due = performance.now();
     while (!stopped) {
       const started = performance.now();
       const status = await globalThis
@@ -145,7 +150,8 @@ function sampler(/** @type {string} */ url, /** @type {string} */ path, /** @typ
           return 0;
         });
       samples.push({ ms: performance.now() - started, status });
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
+      due += everyMs;
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - performance.now())));
     }
   })();
   return async () => {
@@ -250,8 +256,8 @@ async function bench(/** @type {Backend} */ backend, /** @type {string} */ dir) 
     if (interrupted) break;
     await server.loopDelay(); // starts the histogram over
     const cpu = machineCpu();
-    // Every 50 ms: a 20 s level gives ~250 samples, so p99 is the third slowest. At 200 ms it
-    // gave ~90, and the nearest-rank p99 of fewer than 100 samples is their maximum.
+    // Every 50 ms: a 20 s level gives ~400 samples, so p99 is the fourth slowest. At 200 ms
+    // (after each answer) it gave ~90, and the nearest-rank p99 of fewer than 100 is their maximum.
     const probes = {
       health: sampler(server.url, '/health', 50),
       live: sampler(server.url, '/health/live', 50),

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from 'reins';
 import { readSeen } from '../src/assistant/demo/seen.js';
+import type { Db } from '../src/db/db.js';
 import { localDate } from '../src/domain/local-date.js';
+import { resolveEnv } from '../src/services/env.js';
 
 // The demo model runs on every step of every run: the date and the observations it reads back
 // are remembered (for the rest of the minute; per message object), and must stay what a fresh
@@ -18,11 +20,25 @@ describe('localDate', () => {
     expect(localDate(new Date('2026-12-03T15:59:30Z'), 'Asia/Shanghai')).toBe('2026-12-03');
   });
 
-  it('keeps zones apart, with offsets that are not whole hours', () => {
+  it('keeps zones apart, with offsets that are not whole hours, each turning at its own midnight', () => {
+    // Kolkata is UTC+5:30: its day turns at 18:30:00Z, with the date of 18:29:59Z already kept.
+    expect(localDate(new Date('2026-12-03T18:29:59Z'), 'Asia/Kolkata')).toBe('2026-12-03');
+    expect(localDate(new Date('2026-12-03T18:30:00Z'), 'Asia/Kolkata')).toBe('2026-12-04');
     const at = new Date('2026-12-03T18:40:00Z');
     expect(localDate(at, 'Asia/Kolkata')).toBe('2026-12-04'); // 00:10 at UTC+5:30
     expect(localDate(at, 'America/St_Johns')).toBe('2026-12-03'); // 15:10 at UTC-3:30
     expect(localDate(at, 'Asia/Kathmandu')).toBe('2026-12-04'); // 00:25 at UTC+5:45
+    // Monrovia was UTC−0:44:30 until 1972: its day turned at 00:44:30Z, mid-minute.
+    expect(localDate(new Date('1970-06-01T00:44:29Z'), 'Africa/Monrovia')).toBe('1970-05-31');
+    expect(localDate(new Date('1970-06-01T00:44:30Z'), 'Africa/Monrovia')).toBe('1970-06-01');
+  });
+
+  it('an unknown zone is a RangeError, from the services as they are made', () => {
+    expect(() => localDate(new Date(), 'Mars/Olympus_Mons')).toThrow(RangeError);
+    const db = {} as Db; // not used: the zone is checked before anything asks the database
+    expect(() => resolveEnv({ db, timeZone: 'Mars/Olympus_Mons' })).toThrow(RangeError);
+    const clock = () => new Date('2026-12-03T16:00:00Z');
+    expect(resolveEnv({ db, timeZone: 'Asia/Shanghai', clock }).today()).toBe('2026-12-04');
   });
 });
 
@@ -34,7 +50,36 @@ describe('readSeen', () => {
     content: `Observation (tool ${tool}, act a1): ${JSON.stringify(body)}`,
   });
 
-  it('reads each message once and gives the same observations on every later step', () => {
+  /** `message` with its text read through a getter that counts the reads. */
+  const counted = (message: ChatMessage): { message: ChatMessage; reads: () => number } => {
+    let reads = 0;
+    const { content } = message;
+    const copy = { ...message };
+    Object.defineProperty(copy, 'content', {
+      get: () => {
+        reads++;
+        return content;
+      },
+    });
+    return { message: copy, reads: () => reads };
+  };
+
+  it('reads a message once however many steps are sent it again', () => {
+    const fridge = counted(observation('fridge_items', { status: 'ok', result: { items: [], total: 3 } }));
+    const said: ChatMessage = { role: 'assistant', content: '{"action":"fridge_items"}' };
+    let messages: ChatMessage[] = [system, user, said, fridge.message];
+    for (let step = 0; step < 5; step++) {
+      expect(readSeen(messages).fridgeTotal()).toBe(3);
+      messages = [
+        ...messages,
+        said,
+        observation('meal_plan', { status: 'error', error: { code: 'TIMEOUT' } }),
+      ];
+    }
+    expect(fridge.reads()).toBe(1);
+  });
+
+  it('gives the same observations on every later step', () => {
     const fridge = observation('fridge_items', { status: 'ok', result: { items: [], total: 0 } });
     const failed = observation('meal_plan', { status: 'error', error: { code: 'TIMEOUT' } });
     const said: ChatMessage = { role: 'assistant', content: '{"action":"meal_plan"}' };

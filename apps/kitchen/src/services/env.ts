@@ -36,6 +36,7 @@ export interface ServiceEnv {
 export function resolveEnv(deps: ServiceDeps): ServiceEnv {
   const now = deps.clock ?? (() => new Date());
   const timeZone = deps.timeZone ?? 'Asia/Shanghai';
+  localDate(new Date(0), timeZone); // an unknown zone fails here, when the services are made
   return {
     db: deps.db,
     now,
