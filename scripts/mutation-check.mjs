@@ -83,7 +83,7 @@ const MUTANTS = [
   [
     'repeat guard takes a key whose hash matches for the same action',
     `${loop}action-keys.ts`,
-    'return event.tool === tool && sameJson(event.input, input) ? event.index : undefined;',
+    'return sameAction(tool, input, event) ? event.index : undefined;',
     'return event.index;',
     ['packages/reins/test/action-keys.test.ts'],
   ],

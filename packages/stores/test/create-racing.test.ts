@@ -12,45 +12,32 @@ const raceLost = (code: string): Error => Object.assign(new Error(`lost: ${code}
 describe('createRacing', () => {
   const noPause = async (): Promise<void> => undefined;
 
+  /** A creation whose n-th call (from 1) fails with `codeOf(n)`, or goes through when that is undefined; calls counted. */
+  const creation = (codeOf: (call: number) => string | undefined) => {
+    const counted = { calls: 0 };
+    const create = async (): Promise<void> => {
+      const code = codeOf(++counted.calls);
+      if (code !== undefined) throw raceLost(code);
+    };
+    return { create, counted };
+  };
+
   it('tries again after each lost race until the creation goes through', async () => {
-    let calls = 0;
-    await createRacing(
-      async () => {
-        calls++;
-        if (calls <= 6) throw raceLost(['23505', '42P07', '42710'][calls % 3] as string);
-      },
-      10,
-      noPause,
-    );
-    expect(calls).toBe(7);
+    const { create, counted } = creation((n) => (n <= 6 ? ['23505', '42P07', '42710'][n % 3] : undefined));
+    await createRacing(create, 10, noPause);
+    expect(counted.calls).toBe(7);
   });
 
   it('gives up after its attempts with the last race error', async () => {
-    let calls = 0;
-    const failing = createRacing(
-      async () => {
-        calls++;
-        throw raceLost('42710');
-      },
-      4,
-      noPause,
-    );
-    await expect(failing).rejects.toMatchObject({ code: '42710' });
-    expect(calls).toBe(4);
+    const { create, counted } = creation(() => '42710');
+    await expect(createRacing(create, 4, noPause)).rejects.toMatchObject({ code: '42710' });
+    expect(counted.calls).toBe(4);
   });
 
   it('does not try again after an error that is not a lost race', async () => {
-    let calls = 0;
-    const failing = createRacing(
-      async () => {
-        calls++;
-        throw raceLost('42601'); // syntax error
-      },
-      10,
-      noPause,
-    );
-    await expect(failing).rejects.toMatchObject({ code: '42601' });
-    expect(calls).toBe(1);
+    const { create, counted } = creation(() => '42601'); // syntax error
+    await expect(createRacing(create, 10, noPause)).rejects.toMatchObject({ code: '42601' });
+    expect(counted.calls).toBe(1);
   });
 });
 

@@ -71,8 +71,17 @@ export class ActionKeys {
   #confirmed(seq: number, tool: string, input: unknown): number | undefined {
     const event = this.#log.events[seq];
     if (event?.type !== 'step' || event.phase !== 'act') return undefined;
-    return event.tool === tool && sameJson(event.input, input) ? event.index : undefined;
+    return sameAction(tool, input, event) ? event.index : undefined;
   }
+}
+
+/** `other` is the same action as `tool` with `input`: the same tool, and the same JSON in any key order. */
+export function sameAction(
+  tool: string,
+  input: unknown,
+  other: { readonly tool: string; readonly input: unknown },
+): boolean {
+  return other.tool === tool && sameJson(other.input, input);
 }
 
 /**

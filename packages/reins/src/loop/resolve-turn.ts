@@ -1,7 +1,6 @@
 import type { ActionCall, DecisionParse } from '../decision/index.js';
 import type { StopReason } from '../events.js';
-import { sameJson } from '../util/json-hash.js';
-import { actionHash } from './action-keys.js';
+import { actionHash, sameAction } from './action-keys.js';
 
 /**
  * Where a model step leads. Decided here and only here, so every limit that depends on the
@@ -137,7 +136,7 @@ function planCalls(actions: readonly ActionCall[], state: TurnState, maxCallsPer
         `${tool} was already called with this input at step ${firstStep}; its result was shown then.`,
       );
     }
-    if (thisStep.some((run) => run.hash === hash && run.tool === tool && sameJson(run.input, input))) {
+    if (thisStep.some((run) => run.hash === hash && sameAction(tool, input, run))) {
       return refuse(
         'REPEATED_ACTION',
         `${tool} is called twice with the same input in this step; it runs once.`,
