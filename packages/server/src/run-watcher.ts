@@ -33,7 +33,8 @@ export async function watchRun(
   fromSeq = 0,
   until: 'stop' | 'end' = 'end',
 ): Promise<void> {
-  const base = env.logger.child({ runId: entry.runId, agent: entry.agent });
+  // Each line names its run itself (`logRunEvent`, and the two below): bound here too, every line held `runId` twice.
+  const base = env.logger.child({ agent: entry.agent });
   // Lines about the run carry its trace id (and its run span's id once that has started here).
   let log = entry.traceId === undefined ? base : base.child({ trace_id: entry.traceId });
   const spans = new RunSpans(env.tracer, {

@@ -35,8 +35,9 @@ export function appendBatcher(db: PgQueryable, runs: string, events: string): Gr
          RETURNING r.run_id
        )
        INSERT INTO ${events} (run_id, seq, body, bytes)
-       SELECT e.run_id, e.seq, e.body, octet_length(e.body)
-       FROM unnest($6::text[], $7::integer[], $8::text[]) AS e (run_id, seq, body)
+       SELECT e.run_id, e.seq, b.body, octet_length(b.body)
+       FROM unnest($6::text[], $7::integer[]) WITH ORDINALITY AS e (run_id, seq, n)
+       JOIN json_array_elements_text($8::json) WITH ORDINALITY AS b (body, n) USING (n)
        JOIN updated USING (run_id)
        ON CONFLICT (run_id, seq) DO NOTHING
        RETURNING run_id`,
@@ -48,7 +49,10 @@ export function appendBatcher(db: PgQueryable, runs: string, events: string): Gr
         jobs.map((j) => j.updatedAt),
         jobs.flatMap((j) => j.seqs.map(() => j.runId)),
         jobs.flatMap((j) => j.seqs),
-        jobs.flatMap((j) => j.bodies),
+        // The bodies as one JSON array, not a text[]: the driver writes an array literal by
+        // escaping each element with two regex passes (a copy of each body per pass, ~12% of
+        // what the kitchen server allocated under load); JSON.stringify is one native pass.
+        JSON.stringify(jobs.flatMap((j) => j.bodies)),
       ],
     );
     const inserted = new Map<string, number>();
