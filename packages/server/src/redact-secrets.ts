@@ -1,11 +1,12 @@
 /**
  * Secret blanking for log lines: the paths pino's `redact` option takes (`a.b`, `a["x-y"]`,
  * `*.key`), compiled once into a tree and applied to each line's object by a pino formatter.
- * A line holding no secret is returned as it is (no copy, no allocation); one that does is
- * copied only along the path to the secret, so the caller's object is never changed. pino's
- * own `redact` (`@pinojs/redact`) parsed every path and cloned part of the object on every
- * line: ~6% of everything the kitchen server allocated under load, for lines that never hold
- * a secret (see docs/performance.md).
+ * A line holding no secret is returned as it is (no copy); one that does is copied only along
+ * the path to the secret, so the caller's object is never changed. pino's own `redact`
+ * (`@pinojs/redact`) parsed every path and cloned part of the object on every line: ~6% of
+ * everything the kitchen server allocated under load, for lines that never hold a secret (see
+ * docs/performance.md). As there, a line's own key whose value is `undefined` stays out of the
+ * line, and a deeper one is blanked.
  */
 
 /** One step of the compiled paths: blank here, or look further under these keys (or any key). */
@@ -77,12 +78,13 @@ export function secretRedactor(paths: readonly string[], censor: string): <T>(va
     const source = value as Container;
     let copy: Container | undefined;
     const put = (key: string, next: unknown): void => {
-      copy ??= Array.isArray(source) ? [...source] : { ...source };
-      (copy as Record<string, unknown>)[key] = next;
+      copy ??= copyOf(source);
+      Object.defineProperty(copy, key, { value: next, enumerable: true, writable: true, configurable: true });
     };
     for (const [key, child] of node.keys) {
       if (!Object.hasOwn(source, key)) continue;
       const item = (source as Record<string, unknown>)[key];
+      if (item === undefined && node === root) continue; // pino leaves it out of the line
       const next = child.censor ? censor : redactIn(item, child);
       if (next !== item) put(key, next);
     }
@@ -90,6 +92,7 @@ export function secretRedactor(paths: readonly string[], censor: string): <T>(va
     if (any !== undefined) {
       for (const key of Object.keys(source)) {
         const item = ((copy ?? source) as Record<string, unknown>)[key];
+        if (item === undefined && node === root) continue;
         const next = any.censor ? censor : redactIn(item, any);
         if (next !== item) put(key, next);
       }
@@ -97,4 +100,16 @@ export function secretRedactor(paths: readonly string[], censor: string): <T>(va
     return copy ?? value;
   };
   return <T>(value: T): T => redactIn(value, root) as T;
+}
+
+/**
+ * A copy to blank a key in: an array or a plain object by spreading; anything else (an `Error`
+ * under `err`, a class instance) keeps its prototype and every own property, enumerable or not,
+ * so pino's error serializer still finds `message` and `stack`, and a `toJSON` still applies.
+ */
+function copyOf(source: Container): Container {
+  if (Array.isArray(source)) return [...source];
+  const prototype: unknown = Object.getPrototypeOf(source);
+  if (prototype === Object.prototype || prototype === null) return { ...source };
+  return Object.create(prototype as object, Object.getOwnPropertyDescriptors(source)) as Container;
 }

@@ -23,6 +23,13 @@ export interface AppendJob {
  */
 export function appendBatcher(db: PgQueryable, runs: string, events: string): GroupCommit<AppendJob, number> {
   return new GroupCommit(async (jobs) => {
+    for (const job of jobs) {
+      // Bodies are matched to sequence numbers by position: a job whose two lists differ is a bug.
+      if (job.bodies.length !== job.seqs.length)
+        throw new Error(
+          `append of run ${job.runId}: ${job.seqs.length} seqs but ${job.bodies.length} bodies`,
+        );
+    }
     const { rows } = await db.query(
       `WITH batch AS (
          SELECT * FROM unnest($1::text[], $2::integer[], $3::integer[], $4::text[], $5::float8[])
