@@ -104,12 +104,26 @@ export function secretRedactor(paths: readonly string[], censor: string): <T>(va
 
 /**
  * A copy to blank a key in: an array or a plain object by spreading; anything else (an `Error`
- * under `err`, a class instance) keeps its prototype and every own property, enumerable or not,
- * so pino's error serializer still finds `message` and `stack`, and a `toJSON` still applies.
+ * under `err`, a class instance) keeps its prototype and every own property, enumerable or not
+ * (an own getter's value read on the original), so pino's error serializer still finds `message`
+ * and `stack`, and a `toJSON` still applies.
  */
 function copyOf(source: Container): Container {
   if (Array.isArray(source)) return [...source];
   const prototype: unknown = Object.getPrototypeOf(source);
   if (prototype === Object.prototype || prototype === null) return { ...source };
-  return Object.create(prototype as object, Object.getOwnPropertyDescriptors(source)) as Container;
+  const properties = Object.getOwnPropertyDescriptors(source);
+  for (const key of Reflect.ownKeys(properties)) {
+    const property = properties[key as keyof typeof properties] as PropertyDescriptor;
+    // An own getter may read the original's internal slots (an Error's `stack` on Node 24): its value, read there.
+    if (property.get !== undefined || property.set !== undefined) {
+      properties[key as keyof typeof properties] = {
+        value: (source as Record<PropertyKey, unknown>)[key],
+        enumerable: property.enumerable ?? false,
+        writable: true,
+        configurable: true,
+      };
+    }
+  }
+  return Object.create(prototype as object, properties) as Container;
 }
