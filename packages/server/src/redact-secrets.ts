@@ -125,5 +125,15 @@ function copyOf(source: Container): Container {
       };
     }
   }
+  // On Node 24 an Error's `stack` may be a getter of Error.prototype reading the original's
+  // internal slot: the copy gets the text itself.
+  if (source instanceof Error) {
+    properties['stack' as keyof typeof properties] = {
+      value: source.stack,
+      enumerable: false,
+      writable: true,
+      configurable: true,
+    };
+  }
   return Object.create(prototype as object, properties) as Container;
 }
