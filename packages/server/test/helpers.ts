@@ -45,11 +45,11 @@ export function countingAdd() {
   return { tool, calls };
 }
 
-/** Log lines captured in memory (pino JSON), for assertions. */
-export function memoryLogger(level = 'debug') {
+/** A pino destination keeping each line as written and parsed (lines are there once a log call returns). */
+export function lineSink() {
   const lines: Record<string, unknown>[] = [];
   const raw: string[] = [];
-  const sink = new Writable({
+  const stream = new Writable({
     write(chunk: Buffer, _enc, done) {
       for (const line of chunk.toString().split('\n')) {
         if (line.trim() === '') continue;
@@ -59,9 +59,15 @@ export function memoryLogger(level = 'debug') {
       done();
     },
   });
+  return { stream, lines, raw };
+}
+
+/** Log lines captured in memory (pino JSON), for assertions. */
+export function memoryLogger(level = 'debug') {
+  const { stream, lines, raw } = lineSink();
   const logger = pino(
     { level, redact: { paths: ['authorization', 'headers.authorization'], censor: '[REDACTED]' } },
-    sink,
+    stream,
   );
   return { logger, lines, raw };
 }

@@ -1,26 +1,13 @@
-import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 import { defaultLogger, REDACT_PATHS } from '../src/logging.js';
 import { pathSegments, secretRedactor } from '../src/redact-secrets.js';
+import { lineSink } from './helpers.js';
 
-/** A pino destination that keeps each line's parsed object (sync: lines are there once `info` returns). */
-function sink(): { stream: Writable; lines: Record<string, unknown>[]; raw: string[] } {
-  const lines: Record<string, unknown>[] = [];
-  const raw: string[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString().split('\n')) {
-        if (line.trim() === '') continue;
-        lines.push(JSON.parse(line));
-        raw.push(line.replace(/"time":\d+,"pid":\d+,"hostname":"[^"]*",/, '')); // what differs from one logger to another
-      }
-      done();
-    },
-  });
-  return { stream, lines, raw };
-}
+const sink = lineSink;
+/** A line without what differs from one logger to another. */
+const stable = (line: string): string => line.replace(/"time":\d+,"pid":\d+,"hostname":"[^"]*",/, '');
 
 /**
  * An Error with extra own fields and a fixed stack (V8 formats a stack lazily, through the test
@@ -167,7 +154,7 @@ describe('secret redaction in log lines', () => {
         reference.info(line, 'line');
         mine.child(line).child({ step: 1 }).info('child');
         reference.child(line).child({ step: 1 }).info('child');
-        expect(ours.raw.splice(0)).toEqual(theirs.raw.splice(0).map(String));
+        expect(ours.raw.splice(0).map(stable)).toEqual(theirs.raw.splice(0).map(stable));
       }),
       { numRuns: 400 },
     );
