@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { maskPii } from 'reins';
+import { maskPii, maskPiiText } from 'reins';
+import { mayHoldPii, PII_PATTERNS } from '../src/sanitize/mask-pii.js';
 
 /** What `maskPii` must return for a value with nothing to mask: exactly what JSON carries. */
 function viaJson(value: unknown): unknown {
@@ -94,5 +95,84 @@ describe('maskPii copies a value with nothing to mask exactly as JSON would carr
     } finally {
       delete (Array.prototype as { toJSON?: unknown }).toJSON;
     }
+  });
+});
+
+describe('mayHoldPii: the pre-check that lets a text skip the patterns', () => {
+  // Digits, the separators the patterns allow, the characters they need, letters and CJK.
+  const unit = fc.constantFrom(
+    ...'0123456789',
+    ...'0123456789',
+    ' ',
+    '-',
+    '(',
+    ')',
+    '+',
+    '@',
+    '.',
+    'x',
+    'X',
+    'a',
+    'Z',
+    '中',
+    '_',
+    '\n',
+  );
+  const text = fc.string({ unit, maxLength: 60 });
+
+  it('a text it passes over matches no pattern and is returned as it is', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        fc.pre(!mayHoldPii(value));
+        for (const pattern of PII_PATTERNS) expect(new RegExp(pattern.source).test(value)).toBe(false);
+        expect(maskPiiText(value)).toBe(value);
+      }),
+      { numRuns: 5_000 },
+    );
+  });
+
+  it('a text with something to mask is never passed over', () => {
+    fc.assert(
+      fc.property(text, (value) => {
+        const masked = maskPiiText(value);
+        if (masked !== value) expect(mayHoldPii(value)).toBe(true);
+      }),
+      { numRuns: 5_000 },
+    );
+    for (const pii of [
+      'a@b.cn',
+      '+1 415 555 2671',
+      '13812345678',
+      '010-12345678',
+      '(415) 555-2671',
+      '4111 1111 1111 1111',
+      '11010519491231002X',
+    ])
+      expect(mayHoldPii(`见 ${pii} 处`)).toBe(true);
+  });
+
+  it('numbers: one masked in a value makes its JSON fail the pre-check', () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(fc.integer(), fc.maxSafeInteger(), fc.double({ noNaN: true, noDefaultInfinity: true })),
+        (n) => {
+          const masked = maskPii({ n });
+          if (!same(masked, viaJson({ n }))) expect(mayHoldPii(JSON.stringify({ n }))).toBe(true);
+          if (!mayHoldPii(JSON.stringify({ n }))) expect(same(masked, viaJson({ n }))).toBe(true);
+        },
+      ),
+      { numRuns: 5_000 },
+    );
+    expect(maskPii({ n: 13812345678 })).toEqual({ n: '*******5678' });
+  });
+
+  it('dates, quantities and ids no longer send a text through the patterns', () => {
+    for (const plain of [
+      '2026-12-05',
+      '1500 克',
+      '保质期到 2027-01-13，还剩 40 天',
+      'de1f9c6a-cc87-4286-9cb5-61d20b78ab25 鸡蛋',
+    ])
+      expect(mayHoldPii(plain)).toBe(false);
   });
 });

@@ -59,6 +59,21 @@ describe('maskPiiText', () => {
     expect(JSON.stringify(maskPii(deep))).not.toContain('13812345678');
   });
 
+  it('masks keys too, keeping their order, and never touches the value it was given', () => {
+    const input = {
+      before: 1,
+      '13812345678': 'x',
+      list: [{ 'a@b.cn': 2, ok: '2026-12-05' }],
+      after: '13900001111',
+    };
+    const masked = maskPii(input);
+    expect(JSON.stringify(masked)).toBe(
+      '{"before":1,"*******5678":"x","list":[{"a***@b.cn":2,"ok":"2026-12-05"}],"after":"*******1111"}',
+    );
+    expect(input.after).toBe('13900001111');
+    expect(Object.keys(input.list[0] ?? {})).toEqual(['a@b.cn', 'ok']);
+  });
+
   it('throws on values JSON cannot carry (the loop turns that into INVALID_OUTPUT)', () => {
     expect(() => maskPii({ n: 1n })).toThrow(TypeError);
   });

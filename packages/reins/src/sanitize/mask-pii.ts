@@ -17,13 +17,22 @@ const INTL_PHONE = /(?<![\d+])\+\d{1,3}[ -]?(?:\(?\d{1,4}\)?[ -]?){2,4}\d{2,4}(?
 const LANDLINE =
   /(?<![\d-])(?:0\d{2,3}-\d{7,8}|\(0\d{2,3}\) ?\d{7,8}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})(?![\d-])/g;
 
+/** Every pattern masked, for the tests that hold `mayHoldPii` to them. */
+export const PII_PATTERNS: readonly RegExp[] = Object.freeze([
+  EMAIL,
+  RESIDENT_ID,
+  CARD,
+  CN_MOBILE,
+  INTL_PHONE,
+  LANDLINE,
+]);
+
 // A UUID (an act or run id) is never personal data, but its hex groups can look like a card
 // number that passes the Luhn check (`…-a571-945023680387`): it is left as it is.
 const UUID = /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/g;
 
 export function maskPiiText(text: string): string {
-  // Fast path: nothing to mask without an @ or a run of digits.
-  if (!MAY_HOLD_PII.test(text)) return text;
+  if (!mayHoldPii(text)) return text;
   let masked = '';
   let from = 0;
   for (const uuid of text.matchAll(UUID)) {
@@ -34,6 +43,8 @@ export function maskPiiText(text: string): string {
 }
 
 function maskOutsideUuids(text: string): string {
+  // The text's own ids often made it look maskable: what is left between them may not be.
+  if (!mayHoldPii(text)) return text;
   return text
     .replace(EMAIL, maskEmail)
     .replace(RESIDENT_ID, (id) => keepLast(id, 4))
@@ -63,13 +74,13 @@ export function maskPii<T>(value: T): T {
   const json = JSON.stringify(plain === NOT_PLAIN ? value : plain) as string | undefined;
   if (json === undefined) return undefined as T;
   const copy: unknown = plain === NOT_PLAIN ? JSON.parse(json) : plain;
-  // Fast path: no @ and no run of 4 digits anywhere means nothing to mask.
-  if (!MAY_HOLD_PII.test(json)) {
+  // Fast path: nothing anywhere in the text that a pattern could match.
+  if (!mayHoldPii(json)) {
     lastCopy = copy;
     lastJson = json;
     return copy as T;
   }
-  return maskValue(copy, 0) as T;
+  return maskInPlace(copy, 0) as T;
 }
 
 const NOT_PLAIN = Symbol('not plain');
@@ -115,7 +126,30 @@ function plainCopy(value: unknown, depth: number): unknown {
   return copy;
 }
 
-const MAY_HOLD_PII = /@|\d{4}/;
+/**
+ * Whether `text` may hold anything masked here: an `@` (an e-mail), a `+` (an international
+ * phone), or ten digits in one stretch of digits, spaces, dashes and brackets — every other
+ * pattern needs that many (a landline 10, a mobile 11, a card 13, an ID 17), and so does an
+ * integer `maskNumber` masks (11 digits, or an exponent's `+`). None of those characters is
+ * escaped by JSON, so a JSON text it passes over holds no string or number to mask. A date or
+ * a quantity (`2026-12-05`, `1500`) no longer sends a text through the six patterns.
+ */
+export function mayHoldPii(text: string): boolean {
+  let digits = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    // Literal codes (module constants cost a load and a check per character here).
+    if (c >= 48 && c <= 57) {
+      if (++digits >= 10) return true; // '0'…'9'
+    } else if (c === 64 || c === 43) {
+      return true; // '@', '+'
+    } else if (c !== 32 && c !== 45 && c !== 40 && c !== 41) {
+      digits = 0; // not ' ', '-', '(', ')'
+    }
+  }
+  return false;
+}
+
 // The last fast-path copy and its JSON: the loop describes an observation right after
 // masking it, so one remembered pair saves a second stringify (a WeakMap costs more).
 let lastCopy: unknown;
@@ -127,14 +161,37 @@ export function toJson(value: unknown): string | undefined {
   return JSON.stringify(value) as string | undefined;
 }
 
-function maskValue(value: unknown, depth: number): unknown {
+/**
+ * Masks `value` — a copy `maskPii` made, JSON's data only — where it stands: only what changes
+ * is written, and an object is rebuilt only when one of its keys is masked (a walk that
+ * rebuilt every object cost ~5× the JSON text of a kitchen list).
+ */
+function maskInPlace(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return maskPiiText(value);
   if (typeof value === 'number') return maskNumber(value);
   if (value === null || typeof value !== 'object') return value;
   if (depth >= MAX_DEPTH) return TOO_DEEP;
-  if (Array.isArray(value)) return value.map((item) => maskValue(item, depth + 1));
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      const masked = maskInPlace(item, depth + 1);
+      if (masked !== item) value[i] = masked;
+    }
+    return value;
+  }
+  const record = value as Record<string, unknown>;
+  const keys = Object.keys(record);
+  let keyMasked = false;
+  for (const key of keys) {
+    const item = record[key];
+    const masked = maskInPlace(item, depth + 1);
+    if (masked !== item) record[key] = masked;
+    if (!keyMasked && maskPiiText(key) !== key) keyMasked = true;
+  }
+  if (!keyMasked) return record;
+  // Rare: a key holds personal data. Rebuilt in the same order (two keys masked alike: the later value).
   const out: Record<string, unknown> = {};
-  for (const [key, item] of Object.entries(value)) out[maskPiiText(key)] = maskValue(item, depth + 1);
+  for (const key of keys) out[maskPiiText(key)] = record[key];
   return out;
 }
 
