@@ -65,6 +65,9 @@ export interface RunRegistryOptions {
  */
 export class RunRegistry {
   readonly #runs = new Map<string, RunEntry>();
+  // The runs that have not ended (running or paused): what `size`, `unfinished` and shutdown
+  // walk, so a health check polled often does not walk the ~1,000 ended runs kept for replay.
+  readonly #live = new Set<RunEntry>();
   // Ended run ids in ending order (the oldest first), for eviction.
   readonly #finished = new Set<string>();
   readonly #maxRetained: number;
@@ -114,7 +117,10 @@ export class RunRegistry {
       traceId: undefined,
       traceParent: undefined,
     };
+    const replaced = this.#runs.get(runId);
+    if (replaced !== undefined) this.#live.delete(replaced); // as the map forgets it
     this.#runs.set(runId, entry);
+    this.#live.add(entry);
     return entry;
   }
 
@@ -165,18 +171,19 @@ export class RunRegistry {
     if (entry === undefined) return;
     clearTimeout(entry.graceTimer);
     this.#runs.delete(runId);
+    this.#live.delete(entry);
     this.#finished.delete(runId);
   }
 
   /** The owner's runs that have not ended: running or paused. */
   unfinished(ownerId: string): RunEntry[] {
-    return [...this.#runs.values()].filter((e) => e.ownerId === ownerId && e.record === undefined);
+    return [...this.#live].filter((e) => e.ownerId === ownerId);
   }
 
   get size(): { live: number; paused: number; finished: number } {
     let paused = 0;
-    for (const entry of this.#runs.values()) if (entry.feed.phase === 'paused') paused++;
-    return { live: this.#runs.size - this.#finished.size, paused, finished: this.#finished.size };
+    for (const entry of this.#live) if (entry.feed.phase === 'paused') paused++;
+    return { live: this.#live.size, paused, finished: this.#finished.size };
   }
 
   /**
@@ -205,7 +212,7 @@ export class RunRegistry {
 
   /** Cancels every run that has not ended, paused ones included (shutdown). */
   cancelAll(): void {
-    for (const entry of this.#runs.values()) if (entry.record === undefined) entry.cancel();
+    for (const entry of [...this.#live]) entry.cancel();
   }
 
   /**
@@ -214,8 +221,7 @@ export class RunRegistry {
    * was, to be resumed or answered after the next start.
    */
   abandonAll(): void {
-    for (const entry of this.#runs.values()) {
-      if (entry.record !== undefined) continue;
+    for (const entry of [...this.#live]) {
       entry.forgotten = true;
       entry.cancel();
     }
@@ -224,6 +230,7 @@ export class RunRegistry {
   #finish(entry: RunEntry, record: RunRecord): RunRecord {
     entry.record = record;
     entry.finishedAt = this.#now();
+    this.#live.delete(entry);
     clearTimeout(entry.graceTimer);
     entry.graceTimer = undefined;
     this.#finished.add(entry.runId);

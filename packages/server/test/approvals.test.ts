@@ -474,5 +474,7 @@ describe('metrics and status of paused runs', () => {
     expect(sample(text, 'reins_runs_paused')).toBe(0);
     expect(sample(text, 'reins_runs_in_flight')).toBe(0);
     expect((await getRecord(url, runId)).status).toBe('success');
+    const after = (await (await fetch(`${url}/health`)).json()) as typeof health;
+    expect(after.checks.store.runs).toEqual({ live: 0, paused: 0, finished: 1 });
   });
 });
