@@ -72,6 +72,10 @@ describe('maskPiiText', () => {
     );
     expect(input.after).toBe('13900001111');
     expect(Object.keys(input.list[0] ?? {})).toEqual(['a@b.cn', 'ok']);
+    // An own "__proto__" key (as JSON.parse makes one) stays an own key when its object is rebuilt.
+    const withProto = maskPii(JSON.parse('{"__proto__":{"x":1},"13812345678":1}') as object);
+    expect(Object.keys(withProto)).toEqual(['__proto__', '*******5678']);
+    expect(Object.getPrototypeOf(withProto)).toBe(Object.prototype);
   });
 
   it('throws on values JSON cannot carry (the loop turns that into INVALID_OUTPUT)', () => {

@@ -48,7 +48,8 @@ describe('RunRegistry: the runs not ended, apart from the ones kept for replay',
 
   it('a dropped run and a run replaced under the same id are no longer counted', async () => {
     const registry = new RunRegistry();
-    track(registry, 'r1', 'alice', slow());
+    const dropped = slow();
+    track(registry, 'r1', 'alice', dropped);
     track(registry, 'r2', 'alice', slow());
     expect(registry.size).toEqual({ live: 2, paused: 0, finished: 0 });
 
@@ -65,7 +66,8 @@ describe('RunRegistry: the runs not ended, apart from the ones kept for replay',
     registry.cancelAll();
     await registry.get('r2', 'alice')?.ended;
     expect(registry.size).toEqual({ live: 0, paused: 0, finished: 1 });
-    first?.run.cancel(); // the replaced entry's run: no longer the registry's to stop
+    first?.run.cancel(); // the replaced and the dropped runs: no longer the registry's to stop
+    dropped.cancel();
   });
 
   it('ended runs past the retention limit are forgotten; the live count is unaffected', async () => {

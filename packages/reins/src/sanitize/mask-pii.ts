@@ -17,34 +17,33 @@ const INTL_PHONE = /(?<![\d+])\+\d{1,3}[ -]?(?:\(?\d{1,4}\)?[ -]?){2,4}\d{2,4}(?
 const LANDLINE =
   /(?<![\d-])(?:0\d{2,3}-\d{7,8}|\(0\d{2,3}\) ?\d{7,8}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})(?![\d-])/g;
 
-/** Every pattern masked, for the tests that hold `mayHoldPii` to them. */
-export const PII_PATTERNS: readonly RegExp[] = Object.freeze([
-  EMAIL,
-  RESIDENT_ID,
-  CARD,
-  CN_MOBILE,
-  INTL_PHONE,
-  LANDLINE,
-]);
-
 // A UUID (an act or run id) is never personal data, but its hex groups can look like a card
 // number that passes the Luhn check (`…-a571-945023680387`): it is left as it is.
 const UUID = /[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}/g;
 
 export function maskPiiText(text: string): string {
-  if (!mayHoldPii(text)) return text;
+  return mayHoldPii(text) ? maskEveryPattern(text, true) : text;
+}
+
+/**
+ * Every pattern over `text`, its UUIDs left as they are. `precheck`: the parts between the
+ * UUIDs that `mayHoldPii` passes over are not searched (the tests compare with `false`).
+ */
+export function maskEveryPattern(text: string, precheck = false): string {
   let masked = '';
   let from = 0;
   for (const uuid of text.matchAll(UUID)) {
-    masked += maskOutsideUuids(text.slice(from, uuid.index)) + uuid[0];
+    masked += maskOutsideUuids(text.slice(from, uuid.index), precheck) + uuid[0];
     from = uuid.index + uuid[0].length;
   }
-  return from === 0 ? maskOutsideUuids(text) : masked + maskOutsideUuids(text.slice(from));
+  return from === 0
+    ? maskOutsideUuids(text, precheck)
+    : masked + maskOutsideUuids(text.slice(from), precheck);
 }
 
-function maskOutsideUuids(text: string): string {
+function maskOutsideUuids(text: string, precheck: boolean): string {
   // The text's own ids often made it look maskable: what is left between them may not be.
-  if (!mayHoldPii(text)) return text;
+  if (precheck && !mayHoldPii(text)) return text;
   return text
     .replace(EMAIL, maskEmail)
     .replace(RESIDENT_ID, (id) => keepLast(id, 4))
@@ -189,9 +188,18 @@ function maskInPlace(value: unknown, depth: number): unknown {
     if (!keyMasked && maskPiiText(key) !== key) keyMasked = true;
   }
   if (!keyMasked) return record;
-  // Rare: a key holds personal data. Rebuilt in the same order (two keys masked alike: the later value).
+  // Rare: a key holds personal data. Rebuilt in the same order (two keys masked alike: the
+  // later value), each key defined as an own property (an own `__proto__` key stays one).
   const out: Record<string, unknown> = {};
-  for (const key of keys) out[maskPiiText(key)] = record[key];
+  for (const key of keys) {
+    const value: unknown = record[key];
+    Object.defineProperty(out, maskPiiText(key), {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  }
   return out;
 }
 
