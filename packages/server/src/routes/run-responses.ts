@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import type { RunRecord } from 'reins';
 import type { RunEntry } from '../run-registry.js';
 import { ApiError } from '../http-error.js';
+import { jsonBody } from '../json-body.js';
 import type { ServerState } from '../server-state.js';
 import { streamRun, type DrainEnding } from '../sse-stream.js';
 
@@ -70,7 +71,7 @@ export async function json(c: Context, s: ServerState, entry: RunEntry, fromSeq:
       record: withTraceId(record, entry),
       events: entry.events.slice(fromSeq),
     };
-    return c.json(document);
+    return jsonBody(c, document);
   } finally {
     signal.removeEventListener('abort', onGone);
     s.draining.removeEventListener('abort', refuse);

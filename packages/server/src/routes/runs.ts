@@ -14,6 +14,7 @@ import { findRun, type AppEnv, type ServerState } from '../server-state.js';
 import { approveHandlers } from './approve.js';
 import { answerHandlers } from './answer.js';
 import { json, settled, stream, wantsStream, withTraceId } from './run-responses.js';
+import { jsonBody } from '../json-body.js';
 
 /**
  * `/v1/runs`: start a run (SSE or JSON), read it, follow it again, cancel it (paused runs
@@ -107,7 +108,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
   app.get('/:id', async (c) => {
     const entry = await findRun(s, c.req.param('id'), c.get('principal').id);
     if (entry === undefined) throw notFound();
-    return c.json(withTraceId((await stoppedRecord(entry)) ?? liveState(entry), entry));
+    return jsonBody(c, withTraceId((await stoppedRecord(entry)) ?? liveState(entry), entry));
   });
 
   app.get('/:id/events', async (c) => {
