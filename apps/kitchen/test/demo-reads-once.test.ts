@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ChatMessage } from 'reins';
-import { readSeen } from '../src/assistant/demo/seen.js';
+import { z } from 'zod';
+import { parsedResult, readSeen } from '../src/assistant/demo/seen.js';
 import type { Db } from '../src/db/db.js';
 import { localDate } from '../src/domain/local-date.js';
 import { resolveEnv } from '../src/services/env.js';
@@ -106,6 +107,45 @@ describe('readSeen', () => {
       observation('fridge_items', body),
     ]);
     expect(seen.all).toHaveLength(2);
+  });
+
+  it('parses a result once per schema, on this step and the later ones', () => {
+    const fridge = observation('fridge_items', {
+      status: 'ok',
+      result: {
+        items: [
+          {
+            id: 'i1',
+            name: '鸡蛋',
+            quantity: 6,
+            unit: '个',
+            location: 'fridge',
+            expiresOn: null,
+            daysLeft: null,
+          },
+        ],
+        total: 1,
+      },
+    });
+    const first = readSeen([system, user, fridge]);
+    const items = first.fridge();
+    expect(items).toHaveLength(1);
+    expect(first.fridge()).toBe(items); // not parsed (copied) again
+    expect(readSeen([system, user, fridge, user]).fridge()).toBe(items);
+
+    let parses = 0;
+    const counting = z.object({ total: z.number() }).transform((v) => {
+      parses++;
+      return v.total;
+    });
+    const strict = z.object({ total: z.string() });
+    const [seen] = first.all;
+    if (seen === undefined) throw new Error('no observation');
+    expect(parsedResult(seen, counting)).toBe(1);
+    expect(parsedResult(seen, counting)).toBe(1);
+    expect(parses).toBe(1);
+    expect(parsedResult(seen, strict)).toBeUndefined(); // another schema: its own parse, a failure kept too
+    expect(parsedResult(seen, strict)).toBeUndefined();
   });
 
   it('an observation cut for the prompt is TRUNCATED', () => {

@@ -2,7 +2,7 @@ import type { KitchenAnswer } from '../cards.js';
 import { recallOutput } from '../memory-tools.js';
 import type { DemoIntent } from './intent.js';
 import type { DemoCall } from './plan-calls.js';
-import type { Seen } from './seen.js';
+import { parsedResult, type Seen } from './seen.js';
 
 /**
  * The demo model's memory behaviour: it recalls household memories before answering about
@@ -49,8 +49,8 @@ export function recalledTexts(seen: Seen): string[] {
   const texts: string[] = [];
   for (const o of seen.all) {
     if (o.tool !== 'recall_memories' || !o.ok) continue;
-    const parsed = recallOutput.safeParse(o.result);
-    if (parsed.success) texts.push(...parsed.data.memories.map((m) => m.text));
+    const parsed = parsedResult(o, recallOutput);
+    if (parsed !== undefined) texts.push(...parsed.memories.map((m) => m.text));
   }
   return [...new Set(texts)];
 }

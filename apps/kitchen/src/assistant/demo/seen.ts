@@ -66,6 +66,23 @@ function observationsIn(message: ChatMessage): readonly SeenObservation[] {
   return found;
 }
 
+/**
+ * What a schema made of an observation's result, kept per observation: the demo model asks for
+ * the same few results many times a step (each parse is a copy of the result), and an
+ * observation object lives as long as its message. Read-only for the callers.
+ */
+const parsedOf = new WeakMap<SeenObservation, Map<z.ZodType, unknown>>();
+
+export function parsedResult<T>(o: SeenObservation, schema: z.ZodType<T>): T | undefined {
+  let bySchema = parsedOf.get(o);
+  if (bySchema === undefined) parsedOf.set(o, (bySchema = new Map()));
+  if (bySchema.has(schema)) return bySchema.get(schema) as T | undefined;
+  const parsed = schema.safeParse(o.result);
+  const value = parsed.success ? parsed.data : undefined;
+  bySchema.set(schema, value);
+  return value;
+}
+
 /** Reads the observations back from the prompt's text history (one line per observation). */
 export function readSeen(messages: readonly ChatMessage[]): Seen {
   const all: SeenObservation[] = [];
@@ -77,9 +94,7 @@ export function readSeen(messages: readonly ChatMessage[]): Seen {
   const last = (tool: string) => [...all].reverse().find((o) => o.tool === tool);
   const read = <T>(tool: string, schema: z.ZodType<T>): T | undefined => {
     const o = last(tool);
-    if (o?.ok !== true) return undefined;
-    const parsed = schema.safeParse(o.result);
-    return parsed.success ? parsed.data : undefined;
+    return o?.ok === true ? parsedResult(o, schema) : undefined;
   };
   return {
     all,
@@ -93,8 +108,8 @@ export function readSeen(messages: readonly ChatMessage[]): Seen {
     nutritionFor: (food) => {
       for (const o of [...all].reverse()) {
         if (o.tool !== 'nutrition_lookup' || !o.ok) continue;
-        const parsed = nutritionOutput.safeParse(o.result);
-        if (parsed.success && parsed.data.food === food) return parsed.data;
+        const parsed = parsedResult(o, nutritionOutput);
+        if (parsed?.food === food) return parsed;
       }
       return undefined;
     },
