@@ -118,7 +118,12 @@ export class RunRegistry {
       traceParent: undefined,
     };
     const replaced = this.#runs.get(runId);
-    if (replaced !== undefined) this.#live.delete(replaced); // as the map forgets it
+    if (replaced !== undefined) {
+      // As the map forgets it: it is neither live nor kept for replay (the sweep would take
+      // the id's new entry for the ended one).
+      this.#live.delete(replaced);
+      this.#finished.delete(runId);
+    }
     this.#runs.set(runId, entry);
     this.#live.add(entry);
     return entry;
@@ -233,7 +238,9 @@ export class RunRegistry {
     this.#live.delete(entry);
     clearTimeout(entry.graceTimer);
     entry.graceTimer = undefined;
-    this.#finished.add(entry.runId);
+    // A run dropped from memory, or replaced under its id, is not kept for replay: its id now
+    // names another entry (or none), which the sweep must not take for this one.
+    if (this.#runs.get(entry.runId) === entry) this.#finished.add(entry.runId);
     this.#sweep();
     return record;
   }

@@ -70,6 +70,36 @@ describe('RunRegistry: the runs not ended, apart from the ones kept for replay',
     dropped.cancel();
   });
 
+  it('a run dropped or replaced, once ended, never takes the live run now under its id with it', async () => {
+    const registry = new RunRegistry({ maxRetainedRuns: 1 });
+    const endOf = async (id: string): Promise<void> => {
+      track(registry, id, 'alice', quick());
+      await registry.get(id, 'alice')?.ended;
+    };
+    // Dropped while running and taken back (as shared mode does); then the dropped one ends.
+    const old = slow();
+    track(registry, 'r1', 'alice', old);
+    const dropped = registry.get('r1', 'alice');
+    registry.drop('r1');
+    track(registry, 'r1', 'alice', slow());
+    old.cancel();
+    await dropped?.ended;
+    // Ended, then replaced under its id by a live one.
+    await endOf('r2');
+    track(registry, 'r2', 'alice', slow());
+    // Later runs end: the sweep keeps one ended run.
+    await endOf('e1');
+    await endOf('e2');
+    for (const id of ['r1', 'r2']) {
+      const entry = registry.get(id, 'alice');
+      expect(entry).toBeDefined();
+      expect(entry?.record).toBeUndefined(); // the live one, still found
+    }
+    expect(registry.size).toEqual({ live: 2, paused: 0, finished: 1 });
+    registry.cancelAll();
+    await Promise.all(['r1', 'r2'].map((id) => registry.get(id, 'alice')?.ended));
+  });
+
   it('ended runs past the retention limit are forgotten; the live count is unaffected', async () => {
     const registry = new RunRegistry({ maxRetainedRuns: 2 });
     track(registry, 'live', 'alice', slow());
