@@ -192,9 +192,8 @@ function maskInPlace(value: unknown, depth: number): unknown {
   // later value), each key defined as an own property (an own `__proto__` key stays one).
   const out: Record<string, unknown> = {};
   for (const key of keys) {
-    const value: unknown = record[key];
     Object.defineProperty(out, maskPiiText(key), {
-      value,
+      value: record[key],
       enumerable: true,
       writable: true,
       configurable: true,
