@@ -23,8 +23,20 @@ export function appendReason(
   const prompts = ctx.prompts;
   const reported = (result.usage as Usage | undefined)?.inputTokens ?? 0; // a broken adapter may leave it out
   const kept = prompts?.kept(ctx.prompt.lastSent, reported);
-  const draft = reasonDraft(step, startedAt, endedAt, ctx.model.name, !finalStep, result, parse, runId, kept);
-  const logged = ctx.log.append(draft, endedAt);
+  const log = ctx.log;
+  const draft = reasonDraft(
+    step,
+    startedAt,
+    endedAt,
+    ctx.model.name,
+    !finalStep,
+    result,
+    parse,
+    runId,
+    log.nextSeq,
+    kept,
+  );
+  const logged = log.appendStamped(draft);
   if (logged !== draft) prompts?.replayed(logged as ReasonStep);
 }
 

@@ -7,6 +7,7 @@ import { stopReasonOf } from './abort-reasons.js';
 import type { EventLog } from './event-log.js';
 import type { Resolution } from './resolve-turn.js';
 import type { LoopContext } from './loop-context.js';
+import { doneEvent, messageEvent, type MessageFacts } from './step-events.js';
 import { observationsOf } from './step-rules.js';
 import { stopNotice, writeStopNotice } from './stop-notice.js';
 
@@ -49,20 +50,10 @@ export function endWith(
       answer === undefined || intent !== 'answer'
         ? next
         : shapeAnswer(answer, next, () => observationsOf(run.ctx.log.events));
-    const { text, format, data } = shaped;
-    const degraded = run.degraded;
-    run.ctx.log.append(
-      {
-        type: 'message',
-        text,
-        format,
-        intent,
-        demo: run.demo,
-        degraded,
-        ...(data === undefined || answer === undefined ? {} : { data }),
-      },
-      shaped === next ? at : undefined, // an answer shaped by the app: now
-    );
+    const { text, format } = shaped;
+    const data = answer === undefined ? undefined : shaped.data;
+    const said = { text, format, intent, demo: run.demo, degraded: run.degraded, data };
+    appendMessage(run, said, shaped === next ? at : undefined); // an answer shaped by the app: now
     return appendDone(run, 'success');
   }
   appendNotice(run, next.reason, at);
@@ -82,29 +73,29 @@ export function appendNotice(run: RunTally, reason: StopReason, at?: number): vo
   const { limits, prompt } = run.ctx;
   const stop = { reason, limits, query: prompt.query, text: stopNotice(reason, limits) };
   const text = writeStopNotice(run.ctx.stopNotice, stop);
-  run.ctx.log.append(
-    {
-      type: 'message',
-      text,
-      format: 'structured',
-      intent: 'notice',
-      demo: run.demo,
-      degraded: run.degraded,
-    },
-    at, // absent: now
-  );
+  const said = {
+    text,
+    format: 'structured',
+    intent: 'notice',
+    demo: run.demo,
+    degraded: run.degraded,
+  } as const;
+  appendMessage(run, said, at);
+}
+
+/** The run's message, at `at` (absent: now). */
+function appendMessage(run: RunTally, said: MessageFacts, at: number | undefined): void {
+  const { log, deps, act } = run.ctx;
+  log.appendStamped(messageEvent(said, act.runId, log.nextSeq, at ?? deps.now()));
 }
 
 export function appendDone(run: RunTally, status: RunStatus, stopReason?: StopReason): void {
-  const at = run.ctx.deps.now(); // one read: the event's time and the run's duration
-  const steps = run.completed;
+  const { log, deps, act } = run.ctx;
+  const at = deps.now(); // one read: the event's time and the run's duration
   const usage = { inputTokens: run.inputTokens, outputTokens: run.outputTokens };
   const durationMs = at - run.started;
-  run.ctx.log.append(
-    stopReason === undefined
-      ? { type: 'done', status, steps, usage, durationMs }
-      : { type: 'done', status, stopReason, steps, usage, durationMs },
-    at,
+  log.appendStamped(
+    doneEvent(status, stopReason, run.completed, usage, durationMs, act.runId, log.nextSeq, at),
   );
 }
 

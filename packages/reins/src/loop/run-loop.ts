@@ -335,15 +335,16 @@ class ReactLoop
   /** Logs an act with a new id; returns the event as logged (a rebuilt run's is its history's). */
   actEvent(step: number, tool: string, input: unknown, actStart: number): ActStep {
     const { log, deps } = this.ctx;
-    const draft = actDraft(step, deps.newId(), tool, input, actStart, this.#actEnv.runId);
-    return log.append(draft, actStart) as ActStep;
+    const draft = actDraft(step, deps.newId(), tool, input, actStart, this.#actEnv.runId, log.nextSeq);
+    return log.appendStamped(draft) as ActStep;
   }
 
   /** Appends the observe event; returns when it ended. */
   observed(step: number, observation: Observation, actStart: number): number {
     if (observation.degraded !== undefined) (this.degraded ??= []).push(observation.degraded);
     const endedAt = actStart + observation.durationMs; // no second clock read
-    this.ctx.log.append(observeDraft(step, observation, actStart, endedAt, this.#actEnv.runId), endedAt);
+    const log = this.ctx.log;
+    log.appendStamped(observeDraft(step, observation, actStart, endedAt, this.#actEnv.runId, log.nextSeq));
     return endedAt;
   }
 

@@ -1,8 +1,18 @@
 import type { DecisionParse, ParseVia } from '../decision/index.js';
 import type { AutoSteps } from '../auto-steps.js';
-import type { ActStep, InputCleaned, ObserveStep, ReasonStep, StartEvent } from '../events.js';
+import type {
+  ActStep,
+  DoneEvent,
+  InputCleaned,
+  MessageEvent,
+  ObserveStep,
+  ReasonStep,
+  RunStatus,
+  StartEvent,
+  StopReason,
+} from '../events.js';
 import type { RunLimits } from '../limits.js';
-import type { ModelResult } from '../model.js';
+import type { ModelResult, Usage } from '../model.js';
 import type { Observation } from '../observation.js';
 import type { PromptSnapshot } from '../prompt-snapshot.js';
 import { okObservation } from './observe.js';
@@ -10,8 +20,8 @@ import type { TimeoutHierarchy } from '../timeout-hierarchy.js';
 import type { LoopContext } from './loop-context.js';
 
 // The events of a run's steps as the loop appends them: `start`, then per model step
-// `reason`, `act` and `observe`. Hot-path drafts are born with the three slots the log
-// stamps (`runId`, `seq`, `at`; see `EventLog.append`).
+// `reason`, `act` and `observe`. Hot-path events are born with the three fields the log
+// stamps (`runId`, `seq`, `at`), holding their values (`EventLog.appendStamped`).
 
 // Shared, frozen: a parsed step's summary is one of four values.
 const PARSED: Readonly<Record<ParseVia, ReasonStep['parse']>> = {
@@ -35,6 +45,7 @@ export function reasonDraft(
   result: Extract<ModelResult, { ok: true }>,
   parse: DecisionParse,
   runId: string,
+  seq: number,
   prompt?: PromptSnapshot,
 ): ReasonStep {
   const toolCalls = result.toolCalls;
@@ -56,9 +67,9 @@ export function reasonDraft(
       parse: parseSummary(parse),
       decision: parse.ok ? parse.value : undefined,
       prompt, // a `KeptPrompt`, built when first read; undefined (left out of the JSON) when not recorded
-      // Stamped by the log (`EventLog.append`); here so the event is born with its slots.
+      // The log's stamps, in place (`EventLog.appendStamped`).
       runId,
-      seq: -1,
+      seq,
       at: endedAt,
     };
   }
@@ -79,7 +90,7 @@ export function reasonDraft(
     route: result.route,
     prompt,
     runId,
-    seq: -1,
+    seq,
     at: endedAt,
   };
 }
@@ -190,6 +201,7 @@ export function actDraft(
   input: unknown,
   at: number,
   runId: string,
+  seq: number,
 ): ActStep {
   return {
     type: 'step',
@@ -201,8 +213,8 @@ export function actDraft(
     startedAt: at,
     endedAt: at,
     durationMs: 0,
-    runId, // the log's stamp, in the event's own slots (see `EventLog.append`)
-    seq: -1,
+    runId, // the log's stamps, in place (`EventLog.appendStamped`)
+    seq,
     at,
   };
 }
@@ -214,6 +226,7 @@ export function observeDraft(
   startedAt: number,
   endedAt: number,
   runId: string,
+  seq: number,
 ): ObserveStep {
   return {
     type: 'step',
@@ -225,9 +238,43 @@ export function observeDraft(
     endedAt,
     durationMs: observation.durationMs,
     runId,
-    seq: -1,
+    seq,
     at: endedAt,
   };
+}
+
+/** What a run's `message` event says (its answer, or the notice of a stop). */
+export interface MessageFacts {
+  readonly text: string;
+  readonly format: MessageEvent['format'];
+  readonly intent: MessageEvent['intent'];
+  readonly demo: boolean;
+  readonly degraded: MessageEvent['degraded'];
+  /** The structured answer; `undefined`: no `data` key. */
+  readonly data?: unknown;
+}
+
+/** The run's `message` event, born with the log's stamps (two literals: `data` only when there is some). */
+export function messageEvent(facts: MessageFacts, runId: string, seq: number, at: number): MessageEvent {
+  const { text, format, intent, demo, degraded, data } = facts;
+  if (data === undefined) return { type: 'message', text, format, intent, demo, degraded, runId, seq, at };
+  return { type: 'message', text, format, intent, demo, degraded, data, runId, seq, at };
+}
+
+/** The run's `done` event, born with the log's stamps (`stopReason` only when it stopped). */
+export function doneEvent(
+  status: RunStatus,
+  stopReason: StopReason | undefined,
+  steps: number,
+  usage: Usage,
+  durationMs: number,
+  runId: string,
+  seq: number,
+  at: number,
+): DoneEvent {
+  return stopReason === undefined
+    ? { type: 'done', status, steps, usage, durationMs, runId, seq, at }
+    : { type: 'done', status, stopReason, steps, usage, durationMs, runId, seq, at };
 }
 
 /**
@@ -245,8 +292,8 @@ function shareTimeBoxes(): void {
   const times = ['startedAt', 'endedAt', 'durationMs', 'at'];
   const observation = okObservation('', '', undefined, '', 0.5);
   loosen(observation, 'durationMs');
-  loosen(actDraft(0, '', '', undefined, 0.5, ''), ...times);
-  loosen(observeDraft(0, observation, 0.5, 1.5, ''), ...times);
+  loosen(actDraft(0, '', '', undefined, 0.5, '', 0), ...times);
+  loosen(observeDraft(0, observation, 0.5, 1.5, '', 0), ...times);
   const usage = { inputTokens: 0, outputTokens: 0 };
   const parse = {
     ok: true,
@@ -254,7 +301,12 @@ function shareTimeBoxes(): void {
     via: 'clean',
     raw: '',
   } as const;
-  loosen(reasonDraft(0, 0.5, 1.5, '', false, { ok: true, text: '', usage }, parse, ''), ...times);
+  loosen(reasonDraft(0, 0.5, 1.5, '', false, { ok: true, text: '', usage }, parse, '', 0), ...times);
+  const said = { text: '', format: 'raw', intent: 'answer', demo: false, degraded: undefined } as const;
+  loosen(messageEvent(said, '', 0, 0.5), 'at');
+  loosen(messageEvent({ ...said, data: {} }, '', 0, 0.5), 'at');
+  loosen(doneEvent('success', undefined, 0, usage, 0.5, '', 0, 1.5), 'durationMs', 'at');
+  loosen(doneEvent('stopped', 'max_steps', 0, usage, 0.5, '', 0, 1.5), 'durationMs', 'at');
   // The start event's time is the run's start, which the loop keeps too: one box for both.
   const facts = {
     agent: '',

@@ -229,6 +229,7 @@ export const responderNode: PlanNode = {
         result,
         parse,
         ctx.act.runId,
+        ctx.log.nextSeq,
         ctx.keptPrompt(ctx.modelSteps),
       ),
       endedAt,
