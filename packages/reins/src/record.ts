@@ -209,6 +209,20 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
   const { index, phase, durationMs: duration_ms } = event;
   switch (event.phase) {
     case 'reason': {
+      if (event.toolCalls === undefined && event.route === undefined) {
+        // The usual step, as one literal: the spreads below make V8 build the object key by key.
+        const detail = {
+          thought: event.decision?.thought ?? null,
+          decision: event.decision ?? null,
+          parse: event.parse,
+          model: event.model,
+          raw: event.raw,
+          tools_offered: event.toolsOffered,
+          usage: event.usage,
+          prompt: event.prompt,
+        };
+        return { index, phase, started_at, ended_at, duration_ms, detail };
+      }
       const detail = {
         thought: event.decision?.thought ?? null,
         decision: event.decision ?? null,
