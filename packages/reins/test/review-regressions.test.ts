@@ -1,5 +1,5 @@
 // Regression tests for the bugs a review found in the hot-path refactors; each is named after its bug.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { defineTool, runAgent, type Model, type ModelRequest, type Observation, type RunRecord } from 'reins';
 import { scriptModel } from 'reins/testing';
@@ -192,6 +192,19 @@ describe('the clock never runs backwards', () => {
     readings.push(now());
     expect(readings[1]).toBeGreaterThanOrEqual(readings[0] as number);
     expect(readings[2]).toBeGreaterThanOrEqual(readings[1] as number);
+  });
+
+  it('the default clock follows fake timers installed after its first reading', () => {
+    const now = anchoredClock();
+    now(); // read once with the real clocks
+    vi.useFakeTimers();
+    try {
+      const before = now();
+      vi.advanceTimersByTime(5_000);
+      expect(now() - before).toBeGreaterThanOrEqual(5_000);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 

@@ -78,7 +78,7 @@ export function uuidV4(): string {
  */
 export function anchoredClock(
   wall: () => number = () => Date.now(),
-  monotonic: () => number = performanceNow(),
+  monotonic: () => number = () => performance.now(),
 ): () => number {
   // Anchored at the first reading, not when made: `defaultDeps` is made at `import('reins')`,
   // and the first read of the clocks can load their implementation.
@@ -94,15 +94,4 @@ export function anchoredClock(
     latest = Math.max(latest, anchor + elapsed);
     return latest;
   };
-}
-
-/**
- * `performance.now()`, with the global read once, at the first reading: on Node 20 the global
- * `performance` is a lazy accessor, and reading it on every call (a generic global load and an
- * own-property check) cost about as much as the clock itself (see bench/). Not read at import:
- * the first read loads its implementation.
- */
-function performanceNow(): () => number {
-  let source: typeof performance | undefined;
-  return () => (source ??= performance).now();
 }
