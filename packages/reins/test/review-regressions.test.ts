@@ -218,6 +218,18 @@ describe('small contract edges', () => {
     expect(record.final_answer).toBe('sync');
   });
 
+  it('a model whose call returns nothing ends the run as a model failure, with done', async () => {
+    for (const returned of [undefined, null, 'text']) {
+      const broken = { name: 'broken', call: () => returned };
+      const run = runAgent({ query: 'q', model: broken as unknown as Model, tools: [] });
+      const record = await run.result;
+      expect(record.status).toBe('error');
+      expect(record.error?.code).toBe('MODEL_FAILED');
+      expect(record.error?.message).toContain('contract breach');
+      expect(run.events.at(-1)?.type).toBe('done');
+    }
+  });
+
   it('inherited names are not limits', () => {
     const limits = JSON.parse('{"toString": 5}') as { maxSteps: number };
     expect(() => runAgent({ query: 'q', model: scriptModel([]), tools: [], limits })).toThrow(

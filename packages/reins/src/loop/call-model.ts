@@ -36,8 +36,15 @@ export function callModel(model: Model, request: ModelRequest, slot: ModelCallSl
 export function startModelCall(model: Model, request: ModelRequest): ModelResult | PromiseLike<unknown> {
   try {
     const pending: unknown = model.call(request);
-    // The contract says a promise; a plain result is accepted rather than failed.
-    return isThenable(pending) ? pending : (pending as ModelResult);
+    if (isThenable(pending)) return pending;
+    // The contract says a promise; a plain result is accepted rather than failed. Anything
+    // that is not even an object (a call that returned nothing) is a breach: the loop takes
+    // no result for the end of the run.
+    if (typeof pending !== 'object' || pending === null) {
+      const got = pending === null ? 'null' : typeof pending;
+      return modelBreach(new TypeError(`call() returned ${got}, not a promise of a result`));
+    }
+    return pending as ModelResult;
   } catch (thrown) {
     return modelBreach(thrown);
   }
