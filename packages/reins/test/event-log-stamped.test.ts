@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineTool, runAgent, scriptModel, type RunEvent } from '../src/index.js';
+import { defineAnswer, defineTool, runAgent, scriptModel, type RunEvent } from '../src/index.js';
 import { EventLog } from '../src/loop/event-log.js';
 
 const message = (runId: string, seq: number, at: number): RunEvent => ({
@@ -103,6 +103,27 @@ describe('a run whose events are born stamped', () => {
     // Each event's time is its own: the act starts when its reasoning ended, the observation after.
     const times = events.map((e) => e.at);
     expect(times).toEqual([...times].sort((a, b) => a - b));
+  });
+
+  it('a structured answer: its data after degraded, the stamps last', async () => {
+    const answer = defineAnswer({ schema: z.object({ reply: z.string() }), text: (data) => data.reply });
+    const model = scriptModel(['{"final":{"reply":"six"}}']);
+    const run = runAgent({ query: 'add', model, tools: [add], answer });
+    await run.result;
+    const said = run.events.at(-2);
+    expect(said).toMatchObject({ type: 'message', text: 'six', data: { reply: 'six' } });
+    expect(Object.keys(said ?? {})).toEqual([
+      'type',
+      'text',
+      'format',
+      'intent',
+      'demo',
+      'degraded',
+      'data',
+      'runId',
+      'seq',
+      'at',
+    ]);
   });
 
   it('a stopped run: the notice, then done with its stop reason in place', async () => {
