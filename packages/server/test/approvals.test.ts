@@ -1,79 +1,22 @@
-import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool, type ApprovalEvent, type ObserveStep, type RunEvent, type RunRecord } from 'reins';
+import { describe, expect, it } from 'vitest';
+import { type RunEvent, type RunRecord } from 'reins';
 import { scriptModel } from 'reins/testing';
-import type { AgentDefinition, ReinsServerOptions } from '@reins/server';
-import { act, as, final, openSse, postJson, shape, sleep, start, type Started } from './helpers.js';
+import { act, as, final, openSse, postJson, shape, sleep } from './helpers.js';
+import {
+  answerOf,
+  approvalOf,
+  approveUrl,
+  closeAfterEach,
+  current,
+  getRecord,
+  observeOf,
+  orderAgent,
+  orderTool,
+  pausedRun,
+  startWith,
+} from './approval-fixtures.js';
 
-let running: Started | undefined;
-afterEach(async () => {
-  await running?.close();
-  running = undefined;
-});
-
-/** A tool that changes something (`readOnly: false`): every call waits for the user's approval. */
-function orderTool() {
-  const placed: { item: string; qty: number; principal: string }[] = [];
-  const tool = defineTool({
-    name: 'place_order',
-    description: 'Orders groceries.',
-    input: z.object({ item: z.string(), qty: z.number().int().min(1).max(10) }),
-    output: z.object({ orderId: z.string() }),
-    readOnly: false,
-    run: (input, ctx) => {
-      placed.push({ ...input, principal: ctx.principal.id });
-      return { orderId: `o-${placed.length}` };
-    },
-  });
-  return { tool, placed };
-}
-
-function orderAgent(replies: string[] = [act('place_order', { item: 'eggs', qty: 2 }), final('ordered')]) {
-  const { tool, placed } = orderTool();
-  const model = scriptModel(replies);
-  return { model, placed, agent: { model, tools: [tool] } };
-}
-
-async function startWith(
-  agent: AgentDefinition,
-  options: Partial<ReinsServerOptions> = {},
-): Promise<Started> {
-  running = await start({ agents: { shop: agent }, ...options });
-  return running;
-}
-
-const approvalOf = (events: readonly RunEvent[]): ApprovalEvent =>
-  events.find((e) => e.type === 'approval') as ApprovalEvent;
-const observeOf = (events: readonly RunEvent[]): ObserveStep =>
-  events.find((e) => e.type === 'step' && e.phase === 'observe') as ObserveStep;
-
-/** Starts a run over SSE and reads it to its pause. */
-async function pausedRun(url: string, user = 'alice') {
-  const client = await openSse(`${url}/v1/runs`, {
-    body: { agent: 'shop', input: 'order eggs' },
-    headers: as(user),
-  });
-  await client.ended;
-  const approval = approvalOf(client.events);
-  return { client, runId: approval.runId, approval };
-}
-
-async function getRecord(url: string, runId: string, user = 'alice'): Promise<RunRecord> {
-  const response = await fetch(`${url}/v1/runs/${runId}`, { headers: as(user) });
-  return (await response.json()) as RunRecord;
-}
-
-const approveUrl = (url: string, runId: string): string => `${url}/v1/runs/${runId}/approve`;
-const answerOf = (approval: ApprovalEvent, approve = true) => ({
-  actId: approval.actId,
-  inputHash: approval.inputHash,
-  approve,
-});
-
-function sample(metrics: string, series: string): number | undefined {
-  const line = metrics.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
+closeAfterEach();
 
 describe('a run that pauses for approval', () => {
   it('SSE: approval then done {awaiting_approval}, and the stream ends without cancelling the run', async () => {
@@ -98,7 +41,7 @@ describe('a run that pauses for approval', () => {
         input_hash: approval.inputHash,
       },
     });
-    expect(running?.server.runs.unfinished('alice').map((e) => e.runId)).toEqual([runId]);
+    expect(current.running?.server.runs.unfinished('alice').map((e) => e.runId)).toEqual([runId]);
     expect(placed).toEqual([]);
     expect(model.calls).toHaveLength(1);
   });
@@ -377,104 +320,8 @@ describe('POST /v1/runs/:id/approve', () => {
     expect(record).toMatchObject({ status: 'success', final_answer: 'expired' });
     expect(placed).toEqual([]);
     // Released once its entry has noted the final record (the record is readable a tick earlier).
-    for (let i = 0; i < 50 && (running?.server.runs.unfinished('alice').length ?? 0) > 0; i++)
+    for (let i = 0; i < 50 && (current.running?.server.runs.unfinished('alice').length ?? 0) > 0; i++)
       await sleep(10);
-    expect(running?.server.runs.unfinished('alice')).toEqual([]);
-  });
-});
-
-describe('cancelling a paused run', () => {
-  it('POST /cancel ends it cancelled; the tool never runs', async () => {
-    const { model, placed, agent } = orderAgent();
-    const { url } = await startWith(agent);
-    const { runId, approval } = await pausedRun(url);
-    const r = await postJson(`${url}/v1/runs/${runId}/cancel`, {}, as('alice'));
-    expect(r.status).toBe(200);
-    expect(r.body).toMatchObject({ run_id: runId, status: 'cancelled' });
-    expect((await getRecord(url, runId)).status).toBe('cancelled');
-    const late = await postJson(approveUrl(url, runId), answerOf(approval), as('alice'));
-    expect(late.status).toBe(404);
-    await sleep(50);
-    expect(placed).toEqual([]);
-    expect(model.calls).toHaveLength(1);
-  });
-
-  it('a stop message cancels paused runs too', async () => {
-    const { placed, agent } = orderAgent();
-    const { url } = await startWith(agent);
-    const { runId } = await pausedRun(url);
-    const r = await postJson(`${url}/v1/runs`, { agent: 'shop', input: '算了' }, as('alice'));
-    expect(r.body).toMatchObject({ stopped: true, cancelled: [{ run_id: runId, status: 'cancelled' }] });
-    expect((await getRecord(url, runId)).status).toBe('cancelled');
-    expect(placed).toEqual([]);
-  });
-});
-
-describe('GET /v1/runs/:id/events across a pause', () => {
-  it('replays to the pause while paused; after the answer, Last-Event-ID resumes across it', async () => {
-    const { agent } = orderAgent();
-    const { url } = await startWith(agent);
-    const { runId, approval } = await pausedRun(url);
-    const follow = async (lastEventId?: string) => {
-      const client = await openSse(`${url}/v1/runs/${runId}/events`, {
-        method: 'GET',
-        headers: { ...as('alice'), ...(lastEventId === undefined ? {} : { 'last-event-id': lastEventId }) },
-      });
-      await client.ended;
-      return client.events;
-    };
-    expect(shape(await follow())).toEqual(['start', 'step:reason', 'step:act', 'approval', 'done']);
-    expect(await follow('4')).toEqual([]); // nothing after the pause yet: the stream ends at once
-    expect((await getRecord(url, runId)).status).toBe('awaiting_approval'); // and cancels nothing
-
-    await postJson(approveUrl(url, runId), answerOf(approval), as('alice'));
-    const across = await follow('2');
-    expect(shape(across)).toEqual([
-      'approval',
-      'done',
-      'resume',
-      'step:observe',
-      'step:reason',
-      'message',
-      'done',
-    ]);
-    expect(across.map((e) => e.seq)).toEqual([3, 4, 5, 6, 7, 8, 9]);
-    expect(across.at(-1)).toMatchObject({ status: 'success' });
-    expect((await follow('4')).map((e) => e.seq)).toEqual([5, 6, 7, 8, 9]);
-    expect(shape(await follow())).toHaveLength(10);
-  });
-});
-
-describe('metrics and status of paused runs', () => {
-  it('a pause is counted as a pause, not as a finished run; the end is counted once', async () => {
-    const { agent } = orderAgent();
-    const { url } = await startWith(agent);
-    const { runId, approval } = await pausedRun(url);
-    const metrics = async () => (await fetch(`${url}/metrics`)).text();
-    const pauses = 'reins_run_pauses_total{agent="shop",status="awaiting_approval"}';
-    await expect.poll(async () => sample(await metrics(), pauses)).toBe(1); // the watcher saw the pause
-    let text = await metrics();
-    expect(sample(text, 'reins_run_pauses_total{agent="shop",status="awaiting_approval"}')).toBe(1);
-    expect(text).not.toContain('reins_runs_total{agent="shop",status="awaiting_approval"}');
-    expect(sample(text, 'reins_runs_paused')).toBe(1);
-    expect(sample(text, 'reins_runs_in_flight')).toBe(0);
-    const health = (await (await fetch(`${url}/health`)).json()) as {
-      checks: { store: { runs: Record<string, number> } };
-    };
-    expect(health.checks.store.runs).toEqual({ live: 1, paused: 1, finished: 0 });
-
-    await postJson(approveUrl(url, runId), answerOf(approval), as('alice'));
-    const ended = 'reins_runs_total{agent="shop",status="success"}';
-    await expect.poll(async () => sample(await metrics(), ended)).toBe(1);
-    text = await metrics();
-    expect(sample(text, 'reins_runs_total{agent="shop",status="success"}')).toBe(1);
-    expect(sample(text, 'reins_run_pauses_total{agent="shop",status="awaiting_approval"}')).toBe(1);
-    expect(sample(text, 'reins_approvals_total{agent="shop",tool="place_order",outcome="approved"}')).toBe(1);
-    expect(sample(text, 'reins_steps_total{agent="shop",action="place_order",status="ok"}')).toBe(1);
-    expect(sample(text, 'reins_runs_paused')).toBe(0);
-    expect(sample(text, 'reins_runs_in_flight')).toBe(0);
-    expect((await getRecord(url, runId)).status).toBe('success');
-    const after = (await (await fetch(`${url}/health`)).json()) as typeof health;
-    expect(after.checks.store.runs).toEqual({ live: 0, paused: 0, finished: 1 });
+    expect(current.running?.server.runs.unfinished('alice')).toEqual([]);
   });
 });
