@@ -1,9 +1,12 @@
+import type { DecisionParse } from '../decision/index.js';
 import type { ActStep } from '../events.js';
+import type { ModelResult } from '../model.js';
 import type { Observation } from '../observation.js';
 import type { ActionKeys } from './action-keys.js';
 import { actOn } from './execute-action.js';
 import type { PlannedCall } from './resolve-turn.js';
 import type { LoopContext } from './loop-context.js';
+import { endAborted, type RunTally } from './run-ending.js';
 import { scheduleCalls } from './schedule-calls.js';
 import { refusal, runsAlone } from './step-rules.js';
 
@@ -69,4 +72,27 @@ function startCall(
   const acted = actOn({ actId, tool, input }, act, actStart);
   if (!(acted instanceof Promise)) return void settle(acted);
   return acted.then(settle);
+}
+
+/** A step of several calls: acted (`actMany`), then remembered in the prompt. True when the run goes on. */
+export async function actManyStep(
+  loop: FanOutLoop & RunTally,
+  step: number,
+  calls: readonly PlannedCall[],
+  reasonEnd: number,
+  result: Extract<ModelResult, { ok: true }>,
+  parse: DecisionParse,
+): Promise<boolean> {
+  const observations = await actMany(loop, step, calls, reasonEnd);
+  if (loop.ctx.act.signal.aborted) {
+    endAborted(loop);
+    return false;
+  }
+  loop.completed = step;
+  if (parse.ok) {
+    const { text, toolCalls } = result;
+    const native = toolCalls !== undefined && toolCalls.length > 0;
+    loop.ctx.prompt.rememberMany(parse.value, observations, native ? { text, toolCalls } : undefined);
+  }
+  return true;
 }

@@ -12,13 +12,13 @@ import type { ApprovalOutcome } from './approvals.js';
 import { modelBreach, startModelCall } from './call-model.js';
 import { actOn } from './execute-action.js';
 import { appendReason } from './kept-prompt.js';
-import { actMany, type FanOutLoop } from './fan-out.js';
+import { actManyStep, type FanOutLoop } from './fan-out.js';
 import { appendToolProgress, appendToolSpan, modelDeltaDraft } from './live-events.js';
 import type { LoopContext, LoopEnd } from './loop-context.js';
 import { approvalPauseOf, pauseForApproval } from './pause-for-approval.js';
 import { sayDecision } from './prompt.js';
 import { askInLoop } from './react-ask.js';
-import { resolveTurn, type PlannedCall, type Resolution, type TurnState } from './resolve-turn.js';
+import { resolveTurn, type Resolution, type TurnState } from './resolve-turn.js';
 import { StepRequest, type AbortWatcher, type RunAbort, type StepSource } from './run-abort.js';
 import {
   appendDone,
@@ -130,64 +130,41 @@ class ReactLoop
   }
 
   /**
-   * Starts the run; calls `finish` when it has ended. Driven by callbacks, not an async
-   * function: an `await` made two closures and a context every model step and resumed a
-   * generator, whose frame a run in flight held (the callbacks are made once per run, ~2% of
-   * a run's CPU at 100 in flight, see bench/). Steps that answer synchronously run in a loop.
+   * Starts the run; calls `finish` when it has ended. Driven by callbacks made once per run, not
+   * an async function (an `await` made two closures and a context every model step, ~2% of a run's
+   * CPU at 100 in flight, see bench/); steps that answer synchronously run in a loop.
    */
   run(): void {
-    if (this.#begin()) this.#go();
+    if (this.#begin()) this.#steps(false);
     else this.finish();
   }
 
   // The run's callbacks, made once. A thenable that is not a native promise is adopted by one
   // first (`Promise.resolve`): it then settles the step once, asynchronously, as `await` did.
-  readonly #onModel = (result: unknown): void => this.#resume(result as ModelResult);
-  readonly #onModelThrew = (thrown: unknown): void => this.#resume(modelBreach(thrown));
-  readonly #onNext = (goOn: boolean): void => (goOn ? this.#go() : this.#stop());
+  readonly #onModel = (result: unknown): void => this.#steps(true, result as ModelResult);
+  readonly #onModelThrew = (thrown: unknown): void => this.#steps(true, modelBreach(thrown));
+  readonly #onNext = (goOn: boolean): void => (goOn ? this.#steps(false) : this.#stop());
   readonly #onFailed = (thrown: unknown): void => this.#failed(thrown);
 
-  /** Runs steps until one waits (its callback goes on from there) or the run ends. */
-  #go(): void {
-    let next: boolean | Promise<boolean>;
+  /** Takes the model's `result` for the step in progress (when `answered`), then runs steps until one waits or the run ends. */
+  #steps(answered: boolean, result?: ModelResult): void {
+    let next: boolean | Promise<boolean> = true;
     try {
-      do {
+      if (answered) next = this.#answered(result as ModelResult);
+      while (next === true) {
         const call = this.#ask();
-        if (call === undefined) {
-          next = false;
-          break;
-        }
-        // The adapter's own promise: no promise of ours per step. An abort ends the run from
-        // `runAborted` even if the adapter never settles.
-        if (isThenable(call)) {
+        if (call === undefined) next = false;
+        // The adapter's own promise (an abort ends the run from `runAborted` if it never settles).
+        else if (isThenable(call)) {
           void Promise.resolve(call).then(this.#onModel, this.#onModelThrew);
           return;
-        }
-        next = this.#answered(call);
-      } while (next === true);
+        } else next = this.#answered(call);
+      }
     } catch (thrown) {
       this.#failed(thrown);
       return;
     }
-    this.#after(next);
-  }
-
-  /** The model answered step `#step`. */
-  #resume(result: ModelResult): void {
-    let next: boolean | Promise<boolean>;
-    try {
-      next = this.#answered(result);
-    } catch (thrown) {
-      this.#failed(thrown);
-      return;
-    }
-    this.#after(next);
-  }
-
-  /** What a step led to: the next step, the end, or a wait for what it still does. */
-  #after(next: boolean | Promise<boolean>): void {
-    if (next === true) this.#go();
-    else if (next === false) this.#stop();
+    if (next === false) this.#stop();
     else void next.then(this.#onNext, this.#onFailed);
   }
 
@@ -293,7 +270,7 @@ class ReactLoop
       endWith(this, step, next, reasonEnd);
       return false;
     }
-    if (next.kind === 'act_many') return this.#actedMany(step, next.calls, reasonEnd, result, parse);
+    if (next.kind === 'act_many') return actManyStep(this, step, next.calls, reasonEnd, result, parse);
     const acted = this.#actOne(step, next, reasonEnd);
     if (acted instanceof Promise) return acted.then((o) => this.#afterAct(o, reasonEnd, result, parse));
     return this.#afterAct(acted, reasonEnd, result, parse);
@@ -307,27 +284,6 @@ class ReactLoop
     await loadRepairParsers().catch(() => undefined);
     endWith(this, step, next, at);
     return false;
-  }
-
-  async #actedMany(
-    step: number,
-    calls: readonly PlannedCall[],
-    reasonEnd: number,
-    result: Extract<ModelResult, { ok: true }>,
-    parse: DecisionParse,
-  ): Promise<boolean> {
-    const observations = await actMany(this, step, calls, reasonEnd);
-    if (this.#actEnv.signal.aborted) {
-      endAborted(this);
-      return false;
-    }
-    this.completed = step;
-    if (parse.ok) {
-      const { text, toolCalls } = result;
-      const native = toolCalls !== undefined && toolCalls.length > 0;
-      this.ctx.prompt.rememberMany(parse.value, observations, native ? { text, toolCalls } : undefined);
-    }
-    return true;
   }
 
   /** The step's one call was observed: its `observe` event, and the step goes into the prompt. */
@@ -352,10 +308,7 @@ class ReactLoop
     return true;
   }
 
-  /**
-   * Appends the act event and acts, from `actStart` (when the reasoning ended); synchronous
-   * when the tool answered synchronously.
-   */
+  /** Appends the act event and acts, from `actStart` (when the reasoning ended); synchronous when the tool is. */
   #actOne(
     step: number,
     next: Extract<Resolution, { kind: 'act' | 'refuse_repeat' }>,
@@ -424,10 +377,7 @@ class ReactLoop
     this.ctx.log.append(modelDeltaDraft(step, text, at), at);
   }
 
-  /**
-   * An abort during a model call: the run ends now (`cancelled`, or `stopped` at the
-   * deadline), even if the adapter ignores its signal; the call is abandoned.
-   */
+  /** An abort during a model call: the run ends now (`cancelled`, or `stopped` at the deadline); the call is abandoned. */
   #stopDuringModelCall(): void {
     this.#modelStep = 0;
     this.#abandoned = true;
