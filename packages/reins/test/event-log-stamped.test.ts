@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAnswer, defineTool, runAgent, scriptModel, type RunEvent } from '../src/index.js';
+import { defineAnswer, runAgent, scriptModel, type RunEvent } from '../src/index.js';
 import { EventLog } from '../src/loop/event-log.js';
+import { countingAdd } from './helpers.js';
 
 const message = (runId: string, seq: number, at: number): RunEvent => ({
   type: 'message',
@@ -56,14 +57,7 @@ describe('EventLog.appendStamped: events born with their stamps', () => {
 });
 
 describe('a run whose events are born stamped', () => {
-  const add = defineTool({
-    name: 'add',
-    description: 'Add two numbers.',
-    input: z.object({ a: z.number(), b: z.number() }),
-    output: z.object({ sum: z.number() }),
-    readOnly: true,
-    run: ({ a, b }) => ({ sum: a + b }),
-  });
+  const add = countingAdd().tool;
 
   it('numbers its events in order under its own id, with the stamps last (the JSON is unchanged)', async () => {
     const model = scriptModel([

@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool, runAgent, scriptModel } from '../src/index.js';
+import { runAgent, scriptModel } from '../src/index.js';
+import { countingAdd } from './helpers.js';
 
-const add = defineTool({
-  name: 'add',
-  description: 'Add two numbers.',
-  input: z.object({ a: z.number(), b: z.number() }),
-  output: z.object({ sum: z.number() }),
-  readOnly: true,
-  run: ({ a, b }) => ({ sum: a + b }),
-});
+const add = countingAdd().tool;
 
 describe("the record's reason steps", () => {
   it('a text step: every key in its place, and none for native calls or a route', async () => {
