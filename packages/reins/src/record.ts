@@ -208,37 +208,8 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
   const ended_at = iso(event.endedAt);
   const { index, phase, durationMs: duration_ms } = event;
   switch (event.phase) {
-    case 'reason': {
-      if (event.toolCalls === undefined && event.route === undefined) {
-        // The usual step, as one literal: the spreads below make V8 build the object key by key.
-        const detail = {
-          thought: event.decision?.thought ?? null,
-          decision: event.decision ?? null,
-          parse: event.parse,
-          model: event.model,
-          raw: event.raw,
-          tools_offered: event.toolsOffered,
-          usage: event.usage,
-          prompt: event.prompt,
-        };
-        return { index, phase, started_at, ended_at, duration_ms, detail };
-      }
-      const detail = {
-        thought: event.decision?.thought ?? null,
-        decision: event.decision ?? null,
-        parse: event.parse,
-        model: event.model,
-        raw: event.raw,
-        tools_offered: event.toolsOffered,
-        usage: event.usage,
-        ...(event.toolCalls === undefined ? undefined : { tool_calls: event.toolCalls }),
-        ...(event.route === undefined ? undefined : { route: event.route }),
-        // The kept prompt as the event has it (a delta: `keptPrompts(record)` rebuilds the lists);
-        // undefined, so left out of the JSON, when the run does not record prompts.
-        prompt: event.prompt,
-      };
-      return { index, phase, started_at, ended_at, duration_ms, detail };
-    }
+    case 'reason':
+      return { index, phase, started_at, ended_at, duration_ms, detail: reasonDetail(event) };
     case 'act': {
       const detail =
         event.planStepId === undefined
@@ -267,6 +238,32 @@ function recordStep(event: Exclude<StepEvent, { phase: 'progress' }>): RecordSte
       return { index, phase, started_at, ended_at, duration_ms, detail };
     }
   }
+}
+
+/** A reason step's detail: one literal in the usual case (a spread makes V8 build it key by key). */
+function reasonDetail(event: Extract<StepEvent, { phase: 'reason' }>): Readonly<Record<string, unknown>> {
+  const usual = {
+    thought: event.decision?.thought ?? null,
+    decision: event.decision ?? null,
+    parse: event.parse,
+    model: event.model,
+    raw: event.raw,
+    tools_offered: event.toolsOffered,
+    usage: event.usage,
+    // The kept prompt as the event has it (a delta: `keptPrompts(record)` rebuilds the lists);
+    // undefined, so left out of the JSON, when the run does not record prompts.
+    prompt: event.prompt,
+  };
+  const { toolCalls, route } = event;
+  if (toolCalls === undefined && route === undefined) return usual;
+  // Native calls or a route: in their place, before the prompt.
+  const { prompt, ...before } = usual;
+  return {
+    ...before,
+    ...(toolCalls === undefined ? undefined : { tool_calls: toolCalls }),
+    ...(route === undefined ? undefined : { route }),
+    prompt,
+  };
 }
 
 // Most events of a run share a millisecond with others: remembered conversions save most of the
