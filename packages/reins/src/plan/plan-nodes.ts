@@ -219,7 +219,7 @@ export const responderNode: PlanNode = {
     const endedAt = ctx.deps.now();
     if (!result.ok) return modelFailed(state, ctx, result.error);
     const parse = await withRepairParsers(() => parseDecision(result.text));
-    ctx.log.append(
+    ctx.log.appendStamped(
       reasonDraft(
         ctx.modelSteps,
         startedAt,
@@ -232,7 +232,6 @@ export const responderNode: PlanNode = {
         ctx.log.nextSeq,
         ctx.keptPrompt(ctx.modelSteps),
       ),
-      endedAt,
     );
     const decision = parse.ok ? parse.value : undefined;
     state.end =
