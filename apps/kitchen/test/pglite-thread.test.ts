@@ -298,7 +298,7 @@ describe('the event loop stays free', () => {
     expect(there.ticks).toBeGreaterThanOrEqual(10);
   }, 60_000);
 
-  it('a burst of answers reaches its callers one per turn of the loop, not as one long block', async () => {
+  it('a burst of answers reaches its callers paced by turns of the loop, not as one long block', async () => {
     // 1 500 statements at once, each caller then busy for 1 ms (a model step, encoding events):
     // the thread answers far faster than they finish, so answers pile up and come in bursts.
     const busy = (ms: number) => {

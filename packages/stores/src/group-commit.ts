@@ -1,5 +1,5 @@
 import { setImmediate } from 'node:timers';
-import { onePerTurn } from './one-per-turn.js';
+import { DEFAULT_PACE, handEachPaced, type Pace } from './paced-hand-out.js';
 
 interface Waiting<Job, Result> {
   readonly job: Job;
@@ -15,6 +15,8 @@ export interface GroupCommitOptions<Job> {
   readonly oneJobPer?: (job: Job) => string;
   /** At most this many jobs per statement (the rest go in the next); default 256. */
   readonly maxJobs?: number;
+  /** How many of a statement's waiters a turn of the event loop resumes (`handOutPaced`). */
+  readonly pace?: Pace;
 }
 
 export const DEFAULT_MAX_JOBS_PER_STATEMENT = 256;
@@ -32,14 +34,15 @@ export const DEFAULT_MAX_JOBS_PER_STATEMENT = 256;
  * data (SQLSTATE class 22 or 23): then the jobs are written again in halves, and halves of those,
  * so only the bad job fails (about 2·log₂ n more statements for one bad job in n), stopping at
  * the first error that is not about the data (a lost database fails the rest at once). Results
- * are handed out one per turn of the event loop (`onePerTurn`); the next statement does not wait
- * for that. Callers encode their jobs before `submit`, so one caller's bad value fails only it.
+ * are handed out paced by turns of the event loop (`handOutPaced`: as many per turn as fit in
+ * ~2 ms); the next statement does not wait for that. Callers encode their jobs before `submit`, so one caller's bad value fails only it.
  */
 export class GroupCommit<Job, Result> {
   #waiting: Waiting<Job, Result>[] = [];
   #writing = false;
   readonly #oneJobPer: ((job: Job) => string) | undefined;
   readonly #maxJobs: number;
+  readonly #pace: Pace;
 
   constructor(
     private readonly write: (jobs: readonly Job[]) => Promise<readonly Result[]>,
@@ -47,6 +50,7 @@ export class GroupCommit<Job, Result> {
   ) {
     this.#oneJobPer = options.oneJobPer;
     this.#maxJobs = options.maxJobs ?? DEFAULT_MAX_JOBS_PER_STATEMENT;
+    this.#pace = options.pace ?? DEFAULT_PACE;
     if (!Number.isInteger(this.#maxJobs) || this.#maxJobs < 1)
       throw new RangeError(`group commit: maxJobs must be a whole number ≥ 1, got ${this.#maxJobs}`);
   }
@@ -78,20 +82,21 @@ export class GroupCommit<Job, Result> {
         throw new Error(`group commit: ${results.length} results for ${part.length} jobs`);
     } catch (error) {
       if (part.length === 1 || !isDataError(error)) {
-        void onePerTurn(part, (w) => w.reject(error));
+        void handEachPaced(part, (w) => w.reject(error), this.#pace);
         return error;
       }
       const half = Math.ceil(part.length / 2);
       const failed = await this.#writeInParts(part.slice(0, half));
       if (failed !== undefined && !isDataError(failed)) {
-        void onePerTurn(part.slice(half), (w) => w.reject(failed));
+        void handEachPaced(part.slice(half), (w) => w.reject(failed), this.#pace);
         return failed;
       }
       return this.#writeInParts(part.slice(half));
     }
-    void onePerTurn(
+    void handEachPaced(
       part.map((w, i) => () => w.resolve(results[i] as Result)),
       (settle) => settle(),
+      this.#pace,
     );
     return undefined;
   }

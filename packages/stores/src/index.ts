@@ -22,3 +22,4 @@ export { sqlConversationStore } from './sql-conversation-store.js';
 export type { SqlStoreOptions } from './sql-names.js';
 export { pgUnavailableReason } from './pg-unavailable.js';
 export { createRacing } from './sql-schema.js';
+export { handOutPaced, handEachPaced, DEFAULT_PACE, type Pace } from './paced-hand-out.js';

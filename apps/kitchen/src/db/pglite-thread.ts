@@ -1,5 +1,6 @@
 import { setImmediate } from 'node:timers';
 import { Worker } from 'node:worker_threads';
+import { handOutPaced } from '@reins/stores';
 import { lockDataDir } from './data-dir-lock.js';
 import type { Db, DbProbe, Queryable } from './db.js';
 import type { PgliteReply, PgliteRequest, PgliteWorkerInit, WireError } from './pglite-protocol.js';
@@ -58,12 +59,13 @@ type WithoutId<T> = T extends unknown ? Omit<T, 'id'> : never;
 type Call = WithoutId<PgliteRequest>;
 
 /**
- * Answers are handed to their callers one per turn of the event loop: the caller's
- * continuation runs to its next wait (a model step, encoding events, its next statement), then
- * the loop runs its timers and sockets before the next answer. The thread answers in bursts
- * (everything queued behind a long statement at once; Node delivers up to 1 000 messages per
- * turn), and the continuations of a burst would otherwise run as one block of the event loop:
- * at 200 runs in flight, up to a second.
+ * Answers are handed to their callers paced by turns of the event loop (`handOutPaced`): each
+ * caller's continuation runs to its next wait (a model step, encoding events, its next
+ * statement) before the next answer, and a turn hands out no more after ~2 ms; the loop then
+ * runs its timers and sockets. The thread answers in bursts (everything queued behind a long
+ * statement at once; Node delivers up to 1 000 messages per turn), and the continuations of a
+ * burst would otherwise run as one block of the event loop: at 200 runs in flight, up to a
+ * second. One answer per turn, as before, made the last of a burst of 200 wait ~3 s.
  */
 /** The main thread's end: one message per call, answered in order of PGlite's locks. */
 class PgliteThread {
@@ -91,7 +93,7 @@ class PgliteThread {
       this.#inbox.push(...message);
       if (!this.#delivering) {
         this.#delivering = true;
-        setImmediate(() => void this.#deliver());
+        setImmediate(() => this.#deliver());
       }
     });
     worker.on('error', (error) => {
@@ -161,21 +163,24 @@ class PgliteThread {
     }
   }
 
-  /** Hands queued answers to their callers, one per turn of the event loop (see above). */
-  async #deliver(): Promise<void> {
+  /** Hands queued answers to their callers, paced by turns of the event loop (see above). */
+  #deliver(): void {
     let done = 0;
-    while (done < this.#inbox.length) {
+    void handOutPaced(() => {
       const reply = this.#inbox[done++] as Extract<PgliteReply, { id: number }>;
       this.#answer(reply.id, reply.ok ? { ok: true, rows: reply.rows } : { ok: false, error: reply.error });
-      if (done === this.#inbox.length) break;
-      if (done >= 1_024) {
-        this.#inbox.splice(0, done); // what is delivered goes: the inbox never grows under load
-        done = 0;
+      if (done < this.#inbox.length) {
+        if (done >= 1_024) {
+          this.#inbox.splice(0, done); // what is delivered goes: the inbox never grows under load
+          done = 0;
+        }
+        return true;
       }
-      await new Promise((resolve) => setImmediate(resolve));
-    }
-    this.#inbox.length = 0;
-    this.#delivering = false;
+      // The last one: closed in the same step, so a reply that comes next starts a delivery of its own.
+      this.#inbox.length = 0;
+      this.#delivering = false;
+      return false;
+    });
   }
 
   #answer(id: number, answer: Answer): void {
