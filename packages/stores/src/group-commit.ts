@@ -27,7 +27,7 @@ export const DEFAULT_MAX_JOBS_PER_STATEMENT = 256;
  * many runs in flight a statement per job costs several times more (on PGlite the database
  * thread, on PostgreSQL a round trip and a `writev` on the loopback each — see bench/run-storage
  * and docs/performance.md). A tick alone is not enough when the answers that lead to jobs arrive
- * one per turn of the event loop (PGlite in its thread hands them out so).
+ * over several turns of the event loop (PGlite in its thread hands them out paced so).
  *
  * `write(jobs)` makes the one statement and returns each job's result in the jobs' order; if it
  * throws, every job of the statement rejects with that error — unless the database refused the

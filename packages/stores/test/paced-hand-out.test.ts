@@ -84,3 +84,28 @@ describe('handOutPaced', () => {
     });
   });
 });
+
+describe('handOutPaced, a source that throws', () => {
+  it('strands no waiter after it, and rejects with the first error once all are handed', async () => {
+    const handed: number[] = [];
+    const still: Pace = { budgetMs: 2, wave: 2, now: () => 0 };
+    const items = [0, 1, 2, 3, 4];
+    const out = handEachPaced(
+      items,
+      (i) => {
+        handed.push(i);
+        if (i === 1 || i === 2) throw new Error(`bad ${i}`); // the second is the last of a wave
+      },
+      still,
+    );
+    await expect(out).rejects.toThrow('bad 1');
+    expect(handed).toEqual([0, 1, 2, 3, 4]);
+  });
+
+  it('a throw at the last one still ends the hand-out', async () => {
+    const out = handEachPaced([0], () => {
+      throw new Error('only one');
+    });
+    await expect(out).rejects.toThrow('only one');
+  });
+});

@@ -248,8 +248,8 @@ describe('sqlRunStore appends', () => {
   });
 
   it('made in separate ticks while one is being written go together in the next statement', async () => {
-    // Answers that lead to appends may arrive one per turn of the event loop (PGlite in its
-    // thread hands them out so): a tick alone would give each run a statement of its own.
+    // Answers that lead to appends may arrive over several turns of the event loop (PGlite in its
+    // thread hands them out paced): a tick alone would give each run a statement of its own.
     const { db: counted, inserts } = counting();
     let release = (): void => undefined;
     const held = new Promise<void>((resolve) => (release = resolve));

@@ -166,21 +166,30 @@ class PgliteThread {
   /** Hands queued answers to their callers, paced by turns of the event loop (see above). */
   #deliver(): void {
     let done = 0;
-    void handOutPaced(() => {
-      const reply = this.#inbox[done++] as Extract<PgliteReply, { id: number }>;
-      this.#answer(reply.id, reply.ok ? { ok: true, rows: reply.rows } : { ok: false, error: reply.error });
-      if (done < this.#inbox.length) {
-        if (done >= 1_024) {
-          this.#inbox.splice(0, done); // what is delivered goes: the inbox never grows under load
-          done = 0;
+    void handOutPaced(
+      () => {
+        const reply = this.#inbox[done++] as Extract<PgliteReply, { id: number }>;
+        try {
+          this.#answer(
+            reply.id,
+            reply.ok ? { ok: true, rows: reply.rows } : { ok: false, error: reply.error },
+          );
+        } finally {
+          if (done >= this.#inbox.length) {
+            // The last one: closed in the same step, so a reply that comes next starts a delivery of its own.
+            this.#inbox.length = 0;
+            done = 0;
+            this.#delivering = false;
+          } else if (done >= 1_024) {
+            this.#inbox.splice(0, done); // what is delivered goes: the inbox never grows under load
+            done = 0;
+          }
         }
-        return true;
-      }
-      // The last one: closed in the same step, so a reply that comes next starts a delivery of its own.
-      this.#inbox.length = 0;
-      this.#delivering = false;
-      return false;
-    });
+        return this.#delivering;
+      },
+      undefined,
+      () => this.#inbox.length - done,
+    );
   }
 
   #answer(id: number, answer: Answer): void {

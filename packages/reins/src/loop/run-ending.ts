@@ -35,12 +35,16 @@ export function runStartOf(events: readonly RunEvent[]): number {
   return (events.find((event): event is StartEvent => event.type === 'start') ?? first)?.at ?? 0;
 }
 
-/** The run's last step decided (`at`: when its reasoning ended): its message, then `done`. */
+/**
+ * The run's last step decided (`at`: when its reasoning ended): its message, then `done`.
+ * `waited`: the run waited after that (the repair parsers loading), so `done` reads the clock.
+ */
 export function endWith(
   run: RunTally,
   step: number,
   next: Extract<Resolution, { kind: 'answer' | 'stop' }>,
   at: number,
+  waited = false,
 ): void {
   run.completed = step;
   if (next.kind === 'answer') {
@@ -55,10 +59,11 @@ export function endWith(
     const said = { text, format, intent, demo: run.demo, degraded: run.degraded, data };
     // An answer as the model gave it is said, and the run done, when its reasoning ended: nothing
     // between takes time worth a clock read (~70 ns here, ~1% of a short run). One shaped by the
-    // app (checked, maybe repaired) is said, and done, when that work is over.
+    // app (checked, maybe repaired) is said, and done, when that work is over; a run that waited
+    // meanwhile is done when it ends.
     const unshaped = shaped === next;
     appendMessage(run, said, unshaped ? at : undefined);
-    return appendDone(run, 'success', undefined, unshaped ? at : undefined);
+    return appendDone(run, 'success', undefined, unshaped && !waited ? at : undefined);
   }
   appendNotice(run, next.reason, at);
   appendDone(run, 'stopped', next.reason);

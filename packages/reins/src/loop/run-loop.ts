@@ -282,7 +282,7 @@ class ReactLoop
     at: number,
   ): Promise<boolean> {
     await loadRepairParsers().catch(() => undefined);
-    endWith(this, step, next, at);
+    endWith(this, step, next, at, true);
     return false;
   }
 
