@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { defineAnswer, runAgent, type DoneEvent, type MessageEvent, type ReasonStep, type RunEvent } from 'reins';
+import {
+  defineAnswer,
+  runAgent,
+  type DoneEvent,
+  type MessageEvent,
+  type ReasonStep,
+  type RunEvent,
+} from 'reins';
 import { scriptModel } from 'reins/testing';
 import { countingAdd } from './helpers.js';
 
