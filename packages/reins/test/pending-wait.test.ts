@@ -10,6 +10,7 @@ function fakeTime() {
     now: () => now,
     advance: (ms: number) => (now += ms),
     fire: () => [...timers.values()].forEach((cb) => cb()),
+    scheduled: () => timers.size,
     timers: {
       setTimer: (cb: () => void, _ms: number) => (timers.set(++next, cb), next),
       clearTimer: (handle: unknown) => timers.delete(handle as number),
@@ -58,5 +59,24 @@ describe('PendingWait (approvals and questions)', () => {
     expect(() => wait.open({ expiresAt: 3_000 }, () => undefined)).toThrow('an approval is already pending');
     wait.close();
     expect(await outcome).toEqual({ kind: 'cancelled', at: 1_000 });
+  });
+
+  it('a wait opened past its expiry (a run rebuilt after nobody held it) settles expired in a microtask, with no timer', async () => {
+    const t = fakeTime();
+    const wait = new PendingWait<{ expiresAt: number }, never>(t.now, t.timers, 'an approval');
+    let settledAt: number | undefined;
+    const outcome = wait.open({ expiresAt: 900 }, (o) => (settledAt = o.at));
+    expect(wait.request).toEqual({ expiresAt: 900 }); // paused first: the caller logs its pause
+    await Promise.resolve(); // one microtask: no timer is needed (a 0 ms timer lost the race to a reader)
+    expect(settledAt).toBe(1_000);
+    expect(wait.request).toBeUndefined();
+    expect(await outcome).toEqual({ kind: 'expired', at: 1_000 });
+    expect(t.scheduled()).toBe(0);
+  });
+
+  it('a wait opened exactly at its expiry time is expired too (as an answer at that moment would be)', async () => {
+    const t = fakeTime();
+    const wait = new PendingWait<{ expiresAt: number }, never>(t.now, t.timers, 'a question');
+    expect(await wait.open({ expiresAt: 1_000 }, () => undefined)).toEqual({ kind: 'expired', at: 1_000 });
   });
 });

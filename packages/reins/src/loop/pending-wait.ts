@@ -49,16 +49,17 @@ export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
         onSettled(outcome);
         resolve(outcome);
       };
-      const recorded = this.recorded?.(request);
-      if (recorded !== undefined) {
+      // Settled already: by its history (a rebuilt run), or by the clock (a rebuilt run whose
+      // wait ran out while nobody held it). Either way at once, in a microtask after the caller
+      // has paused: a timer, even of 0 ms, left the run paused for whoever looked first.
+      const at = this.now();
+      const settled = this.recorded?.(request) ?? (at >= request.expiresAt ? expired(at) : undefined);
+      if (settled !== undefined) {
         this.#pending = { request, settle, timer: undefined };
-        queueMicrotask(() => settle(recorded));
+        queueMicrotask(() => settle(settled));
         return;
       }
-      const timer = this.timers.setTimer(
-        () => settle({ kind: 'expired', at: this.now() }),
-        Math.max(0, request.expiresAt - this.now()),
-      );
+      const timer = this.timers.setTimer(() => settle(expired(this.now())), request.expiresAt - at);
       this.#pending = { request, settle, timer };
     });
   }
@@ -72,7 +73,7 @@ export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
     if (pending === undefined) return 'none';
     const at = this.now();
     if (at >= pending.request.expiresAt) {
-      pending.settle({ kind: 'expired', at });
+      pending.settle(expired(at));
       return 'expired';
     }
     pending.settle(make(at));
@@ -83,4 +84,8 @@ export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
   close(): void {
     this.#pending?.settle({ kind: 'cancelled', at: this.now() });
   }
+}
+
+function expired(at: number): WaitEnd {
+  return { kind: 'expired', at };
 }
