@@ -217,8 +217,14 @@ const MUTANTS = [
   [
     'a settled pause is asked again on replay',
     `${loop}pending-wait.ts`,
-    'const recorded = this.recorded?.(request);',
-    'const recorded = undefined as (Answer | WaitEnd) | undefined;',
+    'const settled = this.recorded?.(request) ?? (at >= request.expiresAt ? expired(at) : undefined);',
+    'const settled = at >= request.expiresAt ? expired(at) : undefined;',
+  ],
+  [
+    'a wait opened past its expiry waits for a timer',
+    `${loop}pending-wait.ts`,
+    'const settled = this.recorded?.(request) ?? (at >= request.expiresAt ? expired(at) : undefined);',
+    'const settled = this.recorded?.(request);',
   ],
   [
     'unparseable native arguments not refused',
