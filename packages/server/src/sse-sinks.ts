@@ -23,13 +23,16 @@ export interface SseSink {
 /** A sink over Node's response: `write()`'s return and `'drain'` for backpressure, `'close'` for a disconnect. */
 export function responseSink(res: ServerResponse): SseSink {
   // The headers go out with the first frame (one write); a stream with nothing to send yet
-  // (following a run from its end) still gets them at once.
+  // (a run queued for a worker, or followed from its last event) still gets them at once.
+  // Not `headersSent`: that is true once `writeHead` has stored them, before they are sent.
+  let wrote = false;
   setImmediate(() => {
-    if (!res.headersSent && !res.destroyed) res.flushHeaders();
+    if (!wrote && !res.destroyed && !res.writableEnded) res.flushHeaders();
   });
   return {
     write(frame) {
       if (res.destroyed || res.writableEnded) return undefined;
+      wrote = true;
       if (res.write(frame)) return undefined;
       return new Promise<void>((resolve) => {
         const done = (): void => {

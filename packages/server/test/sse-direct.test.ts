@@ -118,6 +118,36 @@ describe('SSE written straight to Node (serve / withDirectSse)', () => {
     expect(answered[0]?.headers.get('x-hono-already-sent')).toBe('1');
   });
 
+  it('a stream with nothing to send yet gets its headers at once, not with the first keep-alive', async () => {
+    const server = createReinsServer({
+      authenticate: bearerAuth,
+      logger: memoryLogger('silent').logger,
+      agents: { slow: { model: scriptModel([{ text: final('late'), delayMs: 30_000 }]), tools: [] } },
+      limits: { keepAliveMs: 60_000 },
+    });
+    closers.push(() => server.close());
+    const url = await directServe(server.app);
+    const first = await openSse(`${url}/v1/runs`, {
+      body: { agent: 'slow', input: 'hi' },
+      headers: as('alice'),
+    });
+    await first.waitFor((f) => f.event === 'start');
+    const runId = String(first.response.headers['x-run-id']);
+    // Following from the start event: nothing more to send while the model thinks (30 s).
+    const follow = openSse(`${url}/v1/runs/${runId}/events`, {
+      method: 'GET',
+      headers: { ...as('alice'), 'last-event-id': '0' },
+    });
+    const timedOut = new Promise<'no headers'>((resolve) => setTimeout(() => resolve('no headers'), 5_000));
+    const second = await Promise.race([follow, timedOut]);
+    expect(second).not.toBe('no headers');
+    if (second === 'no headers') return;
+    expect(second.response.headers['content-type']).toBe('text/event-stream');
+    expect(second.frames).toEqual([]);
+    second.destroy();
+    first.destroy();
+  });
+
   it('a JSON answer through withDirectSse is the app’s own response', async () => {
     const server = reinsServer();
     const url = await plainServe(withDirectSse(server.app.fetch));
