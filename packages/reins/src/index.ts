@@ -236,7 +236,7 @@ export type {
   RecallOptions,
   RecalledMemory,
 } from './store/memory-store.js';
-export { interruptedEnding, type DurableRunOptions } from './loop/durable-run.js';
+export { interruptedEnding, type DurableRunOptions, type NeverStarted } from './loop/durable-run.js';
 export { RunReplay, type ReplayedAct } from './loop/run-replay.js';
 export type { EventSink } from './loop/log-writer.js';
 export {

@@ -270,11 +270,15 @@ export class DurableRuns {
   }
 
   async #interrupt(loaded: LoadedRun): Promise<LoadedRun['events']> {
-    const start = loaded.events[0];
+    const { run, events } = loaded;
+    const start = events[0];
     const limits = start?.type === 'start' ? start.limits : resolveLimits({});
-    const ending = interruptedEnding(loaded.run.runId, loaded.events, limits, Date.now());
-    await this.#store.append(loaded.run.runId, ending);
-    return [...loaded.events, ...ending];
+    // A run killed before its `start` was stored: its ending starts its log from what it was asked.
+    const query = readRequestRecord(run.agent, run.request)?.query ?? '';
+    const asked = { agent: run.agent, query, conversationId: run.conversationId };
+    const ending = interruptedEnding(run.runId, events, limits, Date.now(), asked);
+    await this.#store.append(run.runId, ending);
+    return [...events, ...ending];
   }
 }
 

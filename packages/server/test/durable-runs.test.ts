@@ -8,6 +8,7 @@ import {
   type RunStore,
 } from 'reins';
 import { scriptModel } from 'reins/testing';
+import { requestRecord } from '../src/launch-run.js';
 import { act, as, final, openSse, orderTool, postJson, shape, start, type Started } from './helpers.js';
 
 /** A model that never answers: the "process" dies during this model call. */
@@ -176,6 +177,33 @@ describe('a run found running after a restart is rebuilt once', () => {
       interrupted: 0,
       failed: 0,
     });
+  });
+});
+
+describe('a run whose row was stored but not its start (killed at once, or never queued)', () => {
+  it('with resuming off ends stopped/interrupted with a readable record: its ending starts its log', async () => {
+    const store = memoryRunStore();
+    const runId = 'row-only-1';
+    await store.create({
+      runId,
+      ownerId: 'alice',
+      agent: 'shop',
+      conversationId: undefined,
+      request: requestRecord({ agent: 'shop', query: 'hello', principal: { id: 'alice' }, options: {} }),
+      createdAt: Date.now(),
+    });
+    const second = await boot(store, stuckModel, [], false);
+    expect(second.report).toEqual({ resumed: 0, rebuiltPaused: 0, interrupted: 1, failed: 0 });
+    const read = await fetch(`${second.url}/v1/runs/${runId}`, { headers: as('alice') });
+    expect(read.status).toBe(200);
+    expect(await read.json()).toMatchObject({
+      status: 'stopped',
+      stop_reason: 'interrupted',
+      query: 'hello',
+      model: 'none',
+      steps: [],
+    });
+    expect(shape((await store.load(runId))?.events ?? [])).toEqual(['start', 'message', 'done']);
   });
 });
 

@@ -125,17 +125,47 @@ function replayingModel(model: Model, replay: RunReplay): Model {
   };
 }
 
+/** What a run that never logged an event was asked (its stored request): its ending starts its log. */
+export interface NeverStarted {
+  readonly agent: string;
+  readonly query: string;
+  readonly conversationId?: string | undefined;
+}
+
 /**
  * The events that end a run found running after a restart when resuming is turned off: a
  * notice saying so and `done {stopped, interrupted}` with the history's steps and usage —
- * so the run never silently disappears. `at`: now.
+ * so the run never silently disappears. `at`: now. A run with no event yet (killed, or not
+ * queued, before its `start` was stored) needs `asked`: its ending begins with a `start`
+ * from it (model `none`, no tools: nothing was called), so the log reads as a record.
  */
 export function interruptedEnding(
   runId: string,
   history: readonly RunEvent[],
   limits: RunLimits,
   at: number,
+  asked?: NeverStarted,
 ): RunEvent[] {
+  if (history.length > 0) return endingOf(runId, history, limits, at);
+  if (asked === undefined) throw new Error('interruptedEnding: a run with no event needs what it was asked');
+  const start: RunEvent = {
+    type: 'start',
+    agent: asked.agent,
+    model: 'none',
+    demo: false,
+    query: asked.query,
+    tools: [],
+    limits,
+    timeouts: { toolBudgetMs: 0, modelTimeoutMs: 0, deadlineMs: limits.deadlineMs },
+    ...(asked.conversationId === undefined ? {} : { conversationId: asked.conversationId }),
+    runId,
+    seq: 0,
+    at,
+  };
+  return [start, ...endingOf(runId, [start], limits, at)];
+}
+
+function endingOf(runId: string, history: readonly RunEvent[], limits: RunLimits, at: number): RunEvent[] {
   const first = history[0];
   let seq = history.length;
   let steps = 0;

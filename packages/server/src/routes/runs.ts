@@ -93,7 +93,7 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         entry =
           s.shared === undefined
             ? launchRun(s, resolved, request, runId, { admitted: admitted.hold })
-            : await s.shared.start(s, runId, principal.id, agent);
+            : await s.shared.start(s, runId, request);
         entry.traceId ??= traceId; // a queued run: a worker traces it under this id
       } catch (thrown) {
         await admitted.hold.end(); // never started: nothing is charged, the slot is free again

@@ -15,7 +15,7 @@ import type { Logger } from '../logging.js';
 import type { RunEntry, RunRegistry } from '../run-registry.js';
 import type { ServerState } from '../server-state.js';
 import { holdEndedRun } from '../stored-run.js';
-import { storedTraceId } from '../launch-run.js';
+import { storedTraceId, type RunRequest } from '../launch-run.js';
 import { RemoteRun } from './remote-run.js';
 import type { Reply, RunBus } from './run-bus.js';
 import { enqueue, type RunAction, type RunJob } from './run-jobs.js';
@@ -116,7 +116,9 @@ export class SharedApi {
   }
 
   /** A run just stored (no event yet): followed here, and queued for a worker. */
-  async start(s: ServerState, runId: string, ownerId: string, agent: string): Promise<RunEntry> {
+  async start(s: ServerState, runId: string, request: RunRequest): Promise<RunEntry> {
+    const { agent, query, conversationId } = request;
+    const ownerId = request.principal.id;
     let remote: RemoteRun | undefined;
     try {
       remote = await RemoteRun.open(runId, this.#bus, this.#store, (run) => this.#cancel(run), []);
@@ -129,7 +131,8 @@ export class SharedApi {
       // with no job — and the request is refused.
       remote?.close();
       s.registry.release(runId);
-      const ending = interruptedEnding(runId, [], resolveLimits({}), s.deps.now());
+      const asked = { agent, query, conversationId };
+      const ending = interruptedEnding(runId, [], resolveLimits({}), s.deps.now(), asked);
       await this.#store.append(runId, ending).catch(() => undefined);
       this.#logger.error({ runId, err: error }, 'run not queued: the queue is unreachable');
       throw new ApiError(503, 'SERVICE_UNAVAILABLE', 'the run queue is unreachable; try again shortly', {
