@@ -289,6 +289,32 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
     expect(queried).toEqual([{ patient_id: 'zhangsan', hospital_code: 'WHXH001' }]);
   });
 
+  it('a cancel sent while the run waits in the queue (no worker yet) is not lost: the worker that takes it ends it cancelled', async () => {
+    const c = cluster([{ text: final('too late'), delayMs: 30_000 }]);
+    const a = await instance(c, 'api');
+    const b = await instance(c, 'api');
+    const client = await openSse(`${a.url}/v1/runs`, {
+      body: { agent: 'shop', input: 'take your time' },
+      headers: as('alice'),
+    });
+    const runId = String(client.response.headers['x-run-id']);
+    expect((await c.store.load(runId))?.events).toEqual([]); // queued: nobody has started it
+    const cancel = await postJson(`${b.url}/v1/runs/${runId}/cancel`, {}, as('alice'));
+    expect(cancel.status).toBe(200);
+    // The cancel was published while no worker listened: only its flag is left for the worker.
+    await instance(c, 'worker');
+    const deadline = Date.now() + 5_000;
+    let status: string | undefined;
+    while (Date.now() < deadline) {
+      status = (await c.store.load(runId))?.run.status;
+      if (status === 'cancelled') break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    expect(status).toBe('cancelled');
+    await client.ended;
+    expect(client.events.at(-1)).toMatchObject({ type: 'done', status: 'cancelled' });
+  });
+
   it('a paused run cancelled on another instance ends cancelled (a worker takes it to do so); the call is never made', async () => {
     const c = cluster([act('place_order', { item: 'milk' }), final('never')]);
     const a = await instance(c, 'api');
