@@ -49,6 +49,17 @@ function cluster(replies: Parameters<typeof scriptModel>[0]) {
   };
 }
 
+/** The run's stored status once it is `wanted`, or the last one read after `ms`. */
+async function storedStatus(store: RunStore, runId: string, wanted: string, ms = 5_000) {
+  const deadline = Date.now() + ms;
+  let status = (await store.load(runId))?.run.status;
+  while (status !== wanted && Date.now() < deadline) {
+    await new Promise((r) => setTimeout(r, 20));
+    status = (await store.load(runId))?.run.status;
+  }
+  return status;
+}
+
 describe('shared mode: API instances queue runs, workers execute them', () => {
   it('a run started on A is executed by a worker and streamed from A and, with Last-Event-ID, from B', async () => {
     const c = cluster([{ text: final('hello from the worker'), delayMs: 100 }]);
@@ -158,14 +169,7 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
     await client.waitFor((f) => f.event === 'start'); // a worker holds it (in its model call)
     const runId = client.events[0]?.runId ?? '';
     client.destroy();
-    const deadline = Date.now() + 5_000;
-    let status: string | undefined;
-    while (Date.now() < deadline) {
-      status = (await c.store.load(runId))?.run.status;
-      if (status === 'cancelled') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(status).toBe('cancelled');
+    expect(await storedStatus(c.store, runId, 'cancelled')).toBe('cancelled');
   });
 
   it('draining an API instance ends its streams with a reconnect event; the run goes on and is followed from B', async () => {
@@ -303,14 +307,7 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
     expect(cancel.status).toBe(200);
     // The cancel was published while no worker listened: only its flag is left for the worker.
     await instance(c, 'worker');
-    const deadline = Date.now() + 5_000;
-    let status: string | undefined;
-    while (Date.now() < deadline) {
-      status = (await c.store.load(runId))?.run.status;
-      if (status === 'cancelled') break;
-      await new Promise((r) => setTimeout(r, 20));
-    }
-    expect(status).toBe('cancelled');
+    expect(await storedStatus(c.store, runId, 'cancelled')).toBe('cancelled');
     await client.ended;
     expect(client.events.at(-1)).toMatchObject({ type: 'done', status: 'cancelled' });
   });
