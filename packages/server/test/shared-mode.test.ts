@@ -1,6 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryRunStore, type ApprovalEvent, type Model, type RunEvent, type RunStore } from 'reins';
+import {
+  buildRunRecord,
+  memoryRunStore,
+  type ApprovalEvent,
+  type Model,
+  type RunEvent,
+  type RunStore,
+} from 'reins';
 import { scriptModel } from 'reins/testing';
 import type { SharedRole } from '../src/index.js';
 import { RemoteRun } from '../src/shared/remote-run.js';
@@ -371,7 +378,12 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
   });
 
   it('Redis unreachable: a new run is refused with 503 and is not left running in the store', async () => {
-    const store = memoryRunStore();
+    const memory = memoryRunStore();
+    const appended: RunEvent[][] = [];
+    const store: RunStore = {
+      ...memory,
+      append: (runId, events) => (appended.push([...events]), memory.append(runId, events)),
+    };
     const down = await start({
       agents: { shop: { model: scriptModel([final('never')]), tools: [] } },
       durable: { store },
@@ -385,6 +397,15 @@ describe('shared mode: API instances queue runs, workers execute them', () => {
     expect(performance.now() - sent).toBeLessThan(5_000);
     const [left] = await store.unfinished();
     expect(left).toBeUndefined();
+    // Its log reads as a record: the ending starts it from what was asked (nothing ran).
+    expect(appended).toHaveLength(1);
+    expect(buildRunRecord(appended[0] ?? [])).toMatchObject({
+      status: 'stopped',
+      stop_reason: 'interrupted',
+      query: 'hello',
+      agent: 'shop',
+      steps: [],
+    });
   });
 });
 
