@@ -51,6 +51,8 @@ const crashed = (why: string): WireError => ({
   fields: { code: '57P02', severity: 'FATAL' },
 });
 
+type Reply = Extract<PgliteReply, { id: number }>;
+
 type Answer =
   { readonly ok: true; readonly rows?: unknown[] } | { readonly ok: false; readonly error: WireError };
 
@@ -66,16 +68,24 @@ type Call = WithoutId<PgliteRequest>;
  * statement at once; Node delivers up to 1 000 messages per turn), and the continuations of a
  * burst would otherwise run as one block of the event loop: at 200 runs in flight, up to a
  * second. One answer per turn, as before, made the last of a burst of 200 wait ~3 s.
+ *
+ * Two exceptions. A transaction's answers are handed out at once: the transaction holds the
+ * database's one writer, and its idle deadline runs in the thread from its last answer, so an
+ * answer waiting here behind a burst would hold everyone up and could get it rolled back for
+ * idling. And when the thread stops (closed, or crashed), the answers it gave before are handed
+ * out first: a statement it answered is its caller's, never replaced by the stop.
  */
 /** The main thread's end: one message per call, answered in order of PGlite's locks. */
 class PgliteThread {
   readonly #worker: Worker;
   readonly #pending = new Map<
     number,
-    { resolve: (answer: Answer) => void; reject: (error: Error) => void }
+    { resolve: (answer: Answer) => void; reject: (error: Error) => void; inTransaction: boolean }
   >();
   #outbox: PgliteRequest[] = [];
-  readonly #inbox: Extract<PgliteReply, { id: number }>[] = [];
+  readonly #inbox: Reply[] = [];
+  /** How many of the inbox's answers were handed out (the delivery under way and `#stop` share it). */
+  #handed = 0;
   #delivering = false;
   #nextId = 0;
   #nextTx = 0;
@@ -85,13 +95,16 @@ class PgliteThread {
   private constructor(worker: Worker, ready: (error?: Error) => void) {
     this.#worker = worker;
     this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
-    worker.on('message', (message: PgliteReply | readonly Extract<PgliteReply, { id: number }>[]) => {
+    worker.on('message', (message: PgliteReply | readonly Reply[]) => {
       if (!Array.isArray(message)) {
         const first = message as Exclude<PgliteReply, { id: number }>;
         return ready(first.ready ? undefined : new PgliteThreadError(first.error));
       }
-      this.#inbox.push(...message);
-      if (!this.#delivering) {
+      for (const reply of message) {
+        if (this.#pending.get(reply.id)?.inTransaction === true) this.#answerReply(reply);
+        else this.#inbox.push(reply);
+      }
+      if (!this.#delivering && this.#handed < this.#inbox.length) {
         this.#delivering = true;
         setImmediate(() => this.#deliver());
       }
@@ -137,7 +150,8 @@ class PgliteThread {
     this.#outbox.push({ ...request, id } as PgliteRequest);
     if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
     if (this.#pending.size === 0) this.#worker.ref();
-    return new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject }));
+    const inTransaction = 'tx' in request && request.tx !== undefined;
+    return new Promise((resolve, reject) => this.#pending.set(id, { resolve, reject, inTransaction }));
   }
 
   #flush(): void {
@@ -165,31 +179,34 @@ class PgliteThread {
 
   /** Hands queued answers to their callers, paced by turns of the event loop (see above). */
   #deliver(): void {
-    let done = 0;
     void handOutPaced(
-      () => {
-        const reply = this.#inbox[done++] as Extract<PgliteReply, { id: number }>;
-        try {
-          this.#answer(
-            reply.id,
-            reply.ok ? { ok: true, rows: reply.rows } : { ok: false, error: reply.error },
-          );
-        } finally {
-          if (done >= this.#inbox.length) {
-            // The last one: closed in the same step, so a reply that comes next starts a delivery of its own.
-            this.#inbox.length = 0;
-            done = 0;
-            this.#delivering = false;
-          } else if (done >= 1_024) {
-            this.#inbox.splice(0, done); // what is delivered goes: the inbox never grows under load
-            done = 0;
-          }
-        }
-        return this.#delivering;
-      },
+      () => this.#handNext(),
       undefined,
-      () => this.#inbox.length - done,
+      () => this.#inbox.length - this.#handed,
     );
+  }
+
+  /** Hands the inbox's next answer to its caller; false once none is left (the delivery has ended). */
+  #handNext(): boolean {
+    const reply = this.#inbox[this.#handed++];
+    try {
+      if (reply !== undefined) this.#answerReply(reply);
+    } finally {
+      if (this.#handed >= this.#inbox.length) {
+        // The last one: closed in the same step, so a reply that comes next starts a delivery of its own.
+        this.#inbox.length = 0;
+        this.#handed = 0;
+        this.#delivering = false;
+      } else if (this.#handed >= 1_024) {
+        this.#inbox.splice(0, this.#handed); // what is delivered goes: the inbox never grows under load
+        this.#handed = 0;
+      }
+    }
+    return this.#delivering;
+  }
+
+  #answerReply(reply: Reply): void {
+    this.#answer(reply.id, reply.ok ? { ok: true, rows: reply.rows } : { ok: false, error: reply.error });
   }
 
   #answer(id: number, answer: Answer): void {
@@ -208,9 +225,10 @@ class PgliteThread {
     return pending;
   }
 
-  /** Every call waiting, and every later one, fails with `why`. */
+  /** The answers already here go to their callers; every call still waiting, and every later one, fails with `why`. */
   #stop(why: WireError): void {
     this.#stopped ??= why;
+    while (this.#delivering && this.#handNext()); // at once: no more answers come
     for (const id of [...this.#pending.keys()]) this.#answer(id, { ok: false, error: this.#stopped });
   }
 
