@@ -101,7 +101,10 @@ export class GroupCommit<Job, Result> {
     return undefined;
   }
 
-  /** The jobs of the next statement; those a key or the limit keeps out stay waiting, first in line. */
+  /**
+   * The jobs of the next statement; those a key or the limit keeps out stay waiting, first in
+   * line. A job whose key throws is rejected with that error and leaves the line.
+   */
   #take(): Waiting<Job, Result>[] {
     const all = this.#waiting;
     const keyOf = this.#oneJobPer;
@@ -113,7 +116,13 @@ export class GroupCommit<Job, Result> {
     const taken: Waiting<Job, Result>[] = [];
     const left: Waiting<Job, Result>[] = [];
     for (const w of all) {
-      const key = keyOf(w.job);
+      let key: string;
+      try {
+        key = keyOf(w.job);
+      } catch (error) {
+        w.reject(error); // a job whose key cannot be made fails alone (it is not written)
+        continue;
+      }
       if (keys.has(key) || taken.length === this.#maxJobs) left.push(w);
       else {
         keys.add(key);
