@@ -1,4 +1,4 @@
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import type { PromptTexts } from './codec/index.js';
 import { plainJson } from './codec/plain-json.js';
 import type { CodecHost, Encoded } from './codec-host.js';
@@ -28,7 +28,11 @@ interface Waiting {
  * until it has met a text in two runs, its bodies may hold it inline where this side's would
  * refer to it (both decode alike).
  */
-export function threadCodecHost(texts: PromptTexts | undefined, maxStates: number): CodecHost {
+export function threadCodecHost(
+  texts: PromptTexts | undefined,
+  maxStates: number,
+  startWorker: (url: URL, options: WorkerOptions) => Worker = (url, options) => new Worker(url, options),
+): CodecHost {
   let worker: Worker | undefined;
   let nextId = 0;
   const waiting = new Map<number, Waiting>();
@@ -40,8 +44,10 @@ export function threadCodecHost(texts: PromptTexts | undefined, maxStates: numbe
     post({ type: 'drop', runId }, false),
   );
 
+  let closed = false;
+
   function spawn(): Worker {
-    const thread = new Worker(WORKER, { workerData: { texts: texts !== undefined } });
+    const thread = startWorker(WORKER, { workerData: { texts: texts !== undefined } });
     thread.unref();
     thread.on('message', (reply: CodecReply) => {
       const waiter = waiting.get(reply.id);
@@ -91,15 +97,20 @@ export function threadCodecHost(texts: PromptTexts | undefined, maxStates: numbe
   return {
     keepsLoaded: false,
     count: (runId) => counts.get(runId)?.next,
+    // After `close` no state is taken and no thread started again (a `create` that ended after
+    // the store closed): the next encode is refused.
     start(runId) {
+      if (closed) return;
       counts.set(runId, { next: 0 });
       post({ type: 'start', runId });
     },
     resume(runId, codec, bodies) {
+      if (closed) return;
       counts.set(runId, { next: codec.count });
       post({ type: 'resume', runId, bodies, texts: texts?.heldIn(bodies) ?? [] });
     },
     encode(runId, events) {
+      if (closed) return Promise.reject(new Error('the codec thread was closed'));
       const state = counts.get(runId);
       if (state === undefined) return Promise.reject(new Error(`codec: no state held for run ${runId}`));
       let plain: ReturnType<typeof plainJson>[];
@@ -137,6 +148,7 @@ export function threadCodecHost(texts: PromptTexts | undefined, maxStates: numbe
     },
     drop,
     async close() {
+      closed = true;
       const thread = worker;
       worker = undefined;
       counts.clear();
