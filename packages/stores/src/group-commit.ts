@@ -65,7 +65,8 @@ export class GroupCommit<Job, Result> {
   async #flush(): Promise<void> {
     this.#writing = true;
     try {
-      await this.#writeInParts(this.#take());
+      const part = this.#take();
+      if (part.length > 0) await this.#writeInParts(part); // none: every job's key threw
     } finally {
       this.#writing = false;
       // What came in meanwhile goes next, together.

@@ -34,4 +34,22 @@ describe('a group commit whose oneJobPer throws for one job', () => {
       process.off('unhandledRejection', onUnhandled);
     }
   });
+  it('sends no statement when every job of it had a key that threw', async () => {
+    const written: (readonly unknown[])[] = [];
+    const commit = new GroupCommit(
+      async (jobs: readonly unknown[]) => {
+        written.push(jobs);
+        return jobs.map(() => 'done');
+      },
+      {
+        oneJobPer: (job) => {
+          if (typeof job !== 'string') throw new TypeError('not an id');
+          return job;
+        },
+      },
+    );
+    await expect(commit.submit(42)).rejects.toThrow('not an id');
+    await expect(commit.submit('a')).resolves.toBe('done');
+    expect(written).toEqual([['a']]);
+  });
 });
