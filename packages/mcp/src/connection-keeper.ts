@@ -221,14 +221,15 @@ export class ConnectionKeeper {
     this.#restarts++;
     if (this.#closing.signal.aborted) return;
     // A server that dies again and again is restarted less and less often.
+    const firstOfStreak = this.#lossBackoff === undefined; // since start-up, or since a call last got through
     this.#lossBackoff =
       this.#lossBackoff?.next(undefined) ??
       new ExponentialBackoff({
         initialDelay: this.#o.reconnect.initialDelayMs,
         maxDelay: this.#o.reconnect.maxDelayMs,
       }).next();
-    // The first loss reconnects at once: a call made meanwhile waits for that attempt.
-    if (this.#restarts === 1) {
+    // The first loss of a streak reconnects at once: a call made meanwhile waits for that attempt.
+    if (firstOfStreak) {
       void this.ensureConnecting().catch(() => {});
       return;
     }
