@@ -155,7 +155,7 @@ export class ToolCatalog {
         source: `mcp:${this.#options.server}`,
         version: this.#versionOf(d) ?? null,
         lastUpdated: this.#firstSeen.get(print) ?? null,
-        description: d.description ?? '',
+        description: d.description ?? d.title ?? '', // what the model reads (import-tool.ts)
         input: d.inputSchema,
         output: d.outputSchema ?? null,
         readOnly,
