@@ -84,7 +84,9 @@ export function errorFromThrown(thrown: unknown, site: CallSite, stopped: StopCa
       return new ToolError('INVALID_OUTPUT', `${where}: ${untrustedText(error.message, MAX_MESSAGE)}`, site);
     }
     const transport = isTransportFailure(error);
-    return new ToolError('SERVICE_UNAVAILABLE', `${where}: ${error.message}`, { ...site, transport });
+    // The SDK's own words may quote what the server sent: cleaned like every server text.
+    const message = untrustedText(error.message, MAX_MESSAGE);
+    return new ToolError('SERVICE_UNAVAILABLE', `${where}: ${message}`, { ...site, transport });
   }
   const message = thrown instanceof Error ? thrown.message : String(thrown);
   const transport = isTransportFailure(thrown);
