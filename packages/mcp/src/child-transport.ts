@@ -16,6 +16,8 @@ export interface ChildParams {
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>> | undefined;
   readonly cwd: string | undefined;
+  /** SIGTERM → SIGKILL delay when the server is stopped (`killGraceMs`); 1 s when not given. */
+  readonly killGraceMs?: number;
 }
 
 /** The server wrote something on stdout that is not one JSON-RPC message per line. */
@@ -116,7 +118,7 @@ export class ChildProcessTransport implements Transport {
     const child = this.#child;
     if (child === undefined || this.#exited === undefined) return this.#finish();
     child.stdin?.end();
-    if (!(await this.#exitWithin(graceMs))) await this.terminate(1_000);
+    if (!(await this.#exitWithin(graceMs))) await this.terminate(this.#params.killGraceMs ?? 1_000);
   }
 
   /** SIGTERM, then SIGKILL after `killGraceMs`; resolves once the process is gone. */

@@ -272,7 +272,13 @@ export class LiveConnection {
     const t = this.#options.transport;
     if (t.kind === 'stdio') {
       return new ChildProcessTransport(
-        { command: t.command, args: t.args ?? [], env: t.env, cwd: t.cwd },
+        {
+          command: t.command,
+          args: t.args ?? [],
+          env: t.env,
+          cwd: t.cwd,
+          killGraceMs: this.#options.killGraceMs,
+        },
         this.#options.deps,
       );
     }

@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { FIXTURE, bridges, timed } from './helpers.js';
 
 // options.ts: `killGraceMs` — "stdio: SIGTERM → SIGKILL delay when a server is stopped. Default 1 s."
-// bridge.close() stops the server through ChildProcessTransport.close(), which uses a fixed 1,000 ms
-// instead: a server that ignores SIGTERM holds close() (and app shutdown) for 1.2 s whatever was set.
-describe('review: close() honours killGraceMs', () => {
+// bridge.close() stops the server through ChildProcessTransport.close(), which used a fixed 1,000 ms
+// instead: a server that ignored SIGTERM held close() (and app shutdown) for 1.2 s whatever was set.
+describe('close() honours killGraceMs', () => {
   it('a server that ignores SIGTERM is killed killGraceMs after it', async () => {
     const fixture = bridges();
     const stubborn = `process.on('SIGTERM', () => {}); setInterval(() => {}, 1_000); await import(${JSON.stringify(pathToFileURL(FIXTURE).href)});`;
