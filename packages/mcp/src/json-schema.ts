@@ -42,26 +42,85 @@ export function inputSchemaToZod(schema: unknown, options: SchemaOptions): z.Zod
   // maxLength bounds the text (and tells the model); the exact decoded size is checked here.
   return converted.superRefine((value, ctx) => {
     for (const path of paths) {
-      const found = path.reduce<unknown>((v, key) => (isRecord(v) ? v[key] : undefined), value);
-      if (typeof found === 'string' && decodedBytes(found) > options.maxBase64Bytes) {
-        ctx.addIssue({
-          code: 'custom',
-          path,
-          message: `more than ${options.maxBase64Bytes} bytes of base64 data`,
-        });
+      for (const [found, at] of stringsAt(value, path)) {
+        // A branch not taken may put a plain string at the same path: only base64 text counts.
+        if (BASE64.test(found) && decodedBytes(found) > options.maxBase64Bytes) {
+          ctx.addIssue({
+            code: 'custom',
+            path: at,
+            message: `more than ${options.maxBase64Bytes} bytes of base64 data`,
+          });
+        }
       }
     }
   });
 }
 
-/** Paths (through `properties` only) to base64 string properties. */
-function base64Paths(schema: unknown, path: string[] = [], out: string[][] = []): string[][] {
+/** A path segment that stands for every element of an array. */
+const EACH = Symbol('each element');
+type Segment = string | number | typeof EACH;
+
+/**
+ * Paths to base64 strings: through `properties`, array items (`items`, a tuple's `items` /
+ * `prefixItems`, `additionalItems`), `anyOf` / `oneOf` / `allOf` branches and local `$ref`s
+ * (`#/$defs/…`, `#/definitions/…`; each followed once per path, so a recursive schema ends).
+ */
+function base64Paths(
+  schema: unknown,
+  root: unknown = schema,
+  path: Segment[] = [],
+  out: Segment[][] = [],
+  following: ReadonlySet<string> = new Set(),
+): Segment[][] {
   if (!isRecord(schema) || path.length > 32) return out;
   if (isBase64(schema)) out.push(path);
-  if (isRecord(schema.properties)) {
-    for (const [key, sub] of Object.entries(schema.properties)) base64Paths(sub, [...path, key], out);
+  const ref = schema.$ref;
+  if (typeof ref === 'string' && !following.has(ref)) {
+    base64Paths(localRef(root, ref), root, path, out, new Set([...following, ref]));
   }
+  const go = (sub: unknown, segment?: Segment): void => {
+    base64Paths(sub, root, segment === undefined ? path : [...path, segment], out, following);
+  };
+  if (isRecord(schema.properties)) for (const [key, sub] of Object.entries(schema.properties)) go(sub, key);
+  for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
+    const list = schema[key];
+    if (Array.isArray(list)) for (const sub of list) go(sub);
+  }
+  const tuple = Array.isArray(schema.prefixItems)
+    ? schema.prefixItems
+    : Array.isArray(schema.items)
+      ? schema.items
+      : [];
+  tuple.forEach((sub: unknown, i: number) => go(sub, i));
+  if (isRecord(schema.items)) go(schema.items, EACH);
+  if (isRecord(schema.additionalItems)) go(schema.additionalItems, EACH);
   return out;
+}
+
+/** The subschema a local `$ref` (`#/…`) points at; `undefined` for any other reference. */
+function localRef(root: unknown, ref: string): unknown {
+  if (!ref.startsWith('#/')) return undefined;
+  const keys = ref
+    .slice(2)
+    .split('/')
+    .map((key) => decodeURIComponent(key).replaceAll('~1', '/').replaceAll('~0', '~'));
+  return keys.reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), root);
+}
+
+/** Every string at `path` in `value` (an `EACH` segment: every element), with its concrete path. */
+function stringsAt(
+  value: unknown,
+  path: readonly Segment[],
+  at: (string | number)[] = [],
+): [string, (string | number)[]][] {
+  if (path.length === 0) return typeof value === 'string' ? [[value, at]] : [];
+  const [head, ...rest] = path as [Segment, ...Segment[]];
+  if (head === EACH) {
+    return Array.isArray(value) ? value.flatMap((item, i) => stringsAt(item, rest, [...at, i])) : [];
+  }
+  if (typeof head === 'number')
+    return Array.isArray(value) ? stringsAt(value[head], rest, [...at, head]) : [];
+  return isRecord(value) && Object.hasOwn(value, head) ? stringsAt(value[head], rest, [...at, head]) : [];
 }
 
 /** An output schema as zod, as declared (extra keys in a result do no harm). */
@@ -76,7 +135,9 @@ function withoutDialect(schema: unknown): unknown {
 }
 
 const SUBSCHEMA_LISTS = ['anyOf', 'oneOf', 'allOf', 'prefixItems'] as const;
-const SUBSCHEMAS = ['items', 'not', 'if', 'then', 'else', 'contains'] as const;
+const BRANCH_LISTS = ['anyOf', 'oneOf', 'allOf'] as const;
+// `items` may be one schema or (draft-07 tuples) a list of them.
+const SUBSCHEMAS = ['items', 'additionalItems', 'not', 'if', 'then', 'else', 'contains'] as const;
 const SUBSCHEMA_MAPS = ['properties', '$defs', 'definitions', 'patternProperties'] as const;
 
 function tighten(schema: unknown, options: SchemaOptions, depth = 0, closeObject = true): unknown {
@@ -84,21 +145,30 @@ function tighten(schema: unknown, options: SchemaOptions, depth = 0, closeObject
   if (!isRecord(schema)) return schema;
   const out: Json = { ...(depth === 0 ? (withoutDialect(schema) as Json) : schema) };
   const next = (s: unknown): unknown => tighten(s, options, depth + 1);
+  // An object with branches (`properties` and an `anyOf` of `required` alternatives, …): zod
+  // makes it an intersection, which keeps no object strict. Rewritten as whole objects it does.
+  if (closeObject && (isObjectSchema(out) || objectsAllOf(out))) {
+    const whole = wholeObjects(out);
+    if (whole !== undefined) return tighten(whole, options, depth + 1, closeObject);
+  }
   for (const key of SUBSCHEMA_LISTS) {
     const list = out[key];
     // allOf members each see only part of the object: closing one would refuse the others' keys.
     if (Array.isArray(list)) out[key] = list.map((s) => tighten(s, options, depth + 1, key !== 'allOf'));
   }
-  for (const key of SUBSCHEMAS) if (key in out) out[key] = next(out[key]);
+  for (const key of SUBSCHEMAS) {
+    if (!(key in out)) continue;
+    const sub = out[key];
+    out[key] = Array.isArray(sub) ? sub.map(next) : next(sub);
+  }
   for (const key of SUBSCHEMA_MAPS) {
     const map = out[key];
     if (isRecord(map)) out[key] = Object.fromEntries(Object.entries(map).map(([k, v]) => [k, next(v)]));
   }
   if (isRecord(out.additionalProperties)) out.additionalProperties = next(out.additionalProperties);
-  const isObject = out.type === 'object' || isRecord(out.properties);
   // Branch keywords decide for themselves; a bare composition node has no keys of its own.
   const composes = SUBSCHEMA_LISTS.some((key) => key in out);
-  if (closeObject && isObject && !composes && out.additionalProperties === undefined)
+  if (closeObject && isObjectSchema(out) && !composes && out.additionalProperties === undefined)
     out.additionalProperties = false;
   if (isBase64(out)) {
     const bound = base64Length(options.maxBase64Bytes);
@@ -106,6 +176,92 @@ function tighten(schema: unknown, options: SchemaOptions, depth = 0, closeObject
     if (out.pattern === undefined) out.pattern = BASE64.source;
   }
   return out;
+}
+
+function isObjectSchema(schema: Json): boolean {
+  return schema.type === 'object' || isRecord(schema.properties);
+}
+
+// What a branch may say to be merged into its object: names and their schemas, nothing else.
+const MERGEABLE = new Set([
+  'type',
+  'properties',
+  'required',
+  'additionalProperties',
+  'title',
+  'description',
+  '$comment',
+]);
+
+/**
+ * An object schema with branches as whole objects: `allOf` members merged into it, then one
+ * whole object per `anyOf` / `oneOf` alternative (its names and the object's), which zod keeps
+ * strict (`{properties, anyOf: [{required: [a]}, {required: [b]}]}` → `{anyOf: [{properties,
+ * required: [a]}, {properties, required: [b]}]}`). `undefined` when there is nothing to rewrite,
+ * or it cannot be done safely: the node says itself what other keys may be, has both `anyOf`
+ * and `oneOf`, or a branch says more than names (a `$ref`, nested branches, conditions …).
+ */
+function wholeObjects(node: Json): Json | undefined {
+  const lists = BRANCH_LISTS.filter((key) => key in node);
+  if (lists.length === 0 || ('anyOf' in node && 'oneOf' in node)) return undefined;
+  if (node.additionalProperties !== undefined || 'patternProperties' in node) return undefined;
+  for (const key of lists) {
+    const list = node[key];
+    if (!Array.isArray(list) || list.length === 0 || !list.every(mergeable)) return undefined;
+  }
+  // Definitions stay where references resolve from: the node itself.
+  const { anyOf, oneOf, allOf, $defs, definitions, ...rest } = node;
+  const kept: Json = { $defs, definitions };
+  let base: Json = { ...rest, type: 'object' };
+  for (const member of (allOf ?? []) as Json[]) base = merged(base, member);
+  const alternatives = (anyOf ?? oneOf) as Json[] | undefined;
+  if (alternatives === undefined) return withDefined({ ...base, ...kept });
+  const { title, description, $comment } = base;
+  const outer: Json = { title, description, $comment, ...kept };
+  outer[anyOf === undefined ? 'oneOf' : 'anyOf'] = alternatives.map((branch) => merged(base, branch));
+  return withDefined(outer);
+}
+
+/** `json` without its undefined keys. */
+function withDefined(json: Json): Json {
+  return Object.fromEntries(Object.entries(json).filter(([, value]) => value !== undefined));
+}
+
+/** A bare `allOf` of object schemas (`{allOf: [{type: 'object', properties: …}, …]}`). */
+function objectsAllOf(node: Json): boolean {
+  const members = node.allOf;
+  return Array.isArray(members) && members.some((m) => isRecord(m) && isObjectSchema(m));
+}
+
+function mergeable(branch: unknown): branch is Json {
+  if (!isRecord(branch) || !Object.keys(branch).every((key) => MERGEABLE.has(key))) return false;
+  if (branch.type !== undefined && branch.type !== 'object') return false;
+  if (branch.additionalProperties !== undefined && branch.additionalProperties !== false) return false;
+  if (branch.properties !== undefined && !isRecord(branch.properties)) return false;
+  return branch.required === undefined || isNameList(branch.required);
+}
+
+/** `base` with `branch`'s names: a name both declare must pass both schemas. */
+function merged(base: Json, branch: Json): Json {
+  const properties: Json = isRecord(base.properties) ? { ...base.properties } : {};
+  for (const [name, schema] of Object.entries(isRecord(branch.properties) ? branch.properties : {})) {
+    const mine = properties[name];
+    properties[name] = mine === undefined || mine === schema ? schema : { allOf: [mine, schema] };
+  }
+  const required = [
+    ...new Set([
+      ...(isNameList(base.required) ? base.required : []),
+      ...(isNameList(branch.required) ? branch.required : []),
+    ]),
+  ];
+  const out: Json = { ...base, type: 'object', properties };
+  if (required.length > 0) out.required = required;
+  if (branch.additionalProperties === false) out.additionalProperties = false;
+  return out;
+}
+
+function isNameList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((name) => typeof name === 'string');
 }
 
 function isBase64(schema: Json): boolean {
