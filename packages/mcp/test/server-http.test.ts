@@ -57,6 +57,16 @@ describe('the HTTP server bridge', () => {
     expect(wrong.status).toBe(401);
     const basic = await a.fetch(post(JSON.stringify(INIT), { authorization: 'Basic dXNlcjpwYXNz' }));
     expect(basic.status).toBe(401);
+    // The scheme is case-insensitive (RFC 9110 §11.1); the token is not.
+    expect((await a.fetch(post(JSON.stringify(INIT), { authorization: 'bearer token-alice' }))).status).toBe(
+      200,
+    );
+    expect((await a.fetch(post(JSON.stringify(INIT), { authorization: 'BEARER token-alice' }))).status).toBe(
+      200,
+    );
+    expect((await a.fetch(post(JSON.stringify(INIT), { authorization: 'Bearer TOKEN-ALICE' }))).status).toBe(
+      401,
+    );
     const throwing = makeApp({
       authenticate: () => {
         throw new Error('token store down');

@@ -17,7 +17,8 @@ export type AuthOutcome =
   | { readonly ok: true; readonly principal: Principal | undefined; readonly authInfo: AuthInfo | undefined }
   | { readonly ok: false; readonly response: Response };
 
-const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/;
+// The scheme name is case-insensitive (RFC 9110 §11.1): `bearer …` is a bearer token too.
+const BEARER = /^Bearer[ ]+([A-Za-z0-9\-._~+/]+=*)$/i;
 
 /** `'none'` serves every request as the fallback principal: a deliberate choice, e.g. for a local dev server. */
 export async function authenticateRequest(
