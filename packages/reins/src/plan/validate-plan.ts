@@ -233,7 +233,8 @@ function missingOutputField(tool: AnyTool | undefined, path: readonly string[]):
  * again when the step runs). A required value that is absent can be asked for.
  */
 function checkInput(step: PlanStep, tool: AnyTool, problems: PlanProblem[]): void {
-  const refs = findRefs(step.input).map((r) => r.at);
+  // Issue paths are dotted (`recipients.0`); a reference's place is written `recipients[0]`.
+  const refs = findRefs(step.input).map((r) => r.at.replace(/\[(\d+)\]/g, '.$1').replace(/^\./, ''));
   const checked = checkAgainst(tool.input, step.input, toolSpec(tool).inputSchema);
   if (checked.ok) return;
   for (const issue of checked.issues) {
