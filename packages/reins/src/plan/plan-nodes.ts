@@ -7,6 +7,7 @@ import { executePlan } from './execute-plan.js';
 import type { PlanContext, PlanNode, PlanState } from './nodes.js';
 import { parsePlannerReply, type Plan, type PlanProblem } from './plan-schema.js';
 import { plannerMessages, responderMessages } from './plan-prompt.js';
+import { typedAnswer } from './typed-answer.js';
 import { validatePlan } from './validate-plan.js';
 
 /** The planner: asks the model for a plan (or a re-plan); a reply with `missing_info` becomes a question. */
@@ -139,8 +140,9 @@ export const clarifierNode: PlanNode = {
     const { stepId, field } = question;
     if (stepId !== undefined && field !== undefined && state.plan !== undefined) {
       const now = ctx.deps.now();
+      const tool = ctx.registry.get(state.plan.steps.find((s) => s.id === stepId)?.action ?? '');
       state.draft = {
-        plan: patchPlan(state.plan, stepId, field, asked.value),
+        plan: patchPlan(state.plan, stepId, field, typedAnswer(tool, field, asked.value)),
         raw: '',
         startedAt: now,
         endedAt: now,
@@ -152,8 +154,8 @@ export const clarifierNode: PlanNode = {
   },
 };
 
-/** The frozen plan with one input value of one step replaced (the user's answer). */
-export function patchPlan(plan: Plan, stepId: string, field: string, value: string): Plan {
+/** The frozen plan with one input value of one step replaced (the user's answer, as its field's type: `typedAnswer`). */
+export function patchPlan(plan: Plan, stepId: string, field: string, value: unknown): Plan {
   return {
     steps: plan.steps.map((step) => {
       if (step.id !== stepId) return step;
