@@ -338,8 +338,16 @@ function replanOrStop(state: PlanState, ctx: PlanContext, problems: readonly Pla
     return 'planner';
   }
   const listed = problems.map((p) => p.message).join('; ');
-  // Steps of an earlier version ran: the answer says what they found, and that the rest failed.
-  if (state.outcomes.some((o) => o.status !== 'skipped')) return 'responder';
+  // Steps of an earlier version ran: the answer says what they found, and that the rest failed —
+  // the steps left for this re-plan among them, as not run.
+  if (state.outcomes.some((o) => o.status !== 'skipped')) {
+    const why = `not run: the re-plan was still invalid (${listed})`;
+    const left = state.execution?.outcomes.filter(
+      (o) => o.status === 'skipped' && !state.outcomes.includes(o),
+    );
+    state.outcomes.push(...(left ?? []).map((o) => (o.leftForReplan === true ? { ...o, reason: why } : o)));
+    return 'responder';
+  }
   return stop(
     state,
     ctx,
