@@ -41,8 +41,21 @@ export async function askUser(env: AskEnv, q: Question): Promise<AskResult> {
   const { log, deps, clarifications, options } = env;
   const max = options.maxQuestions ?? DEFAULT_MAX_QUESTIONS;
   const fallback = typeof options.onTimeout === 'object' ? options.onTimeout.default : undefined;
+  // The default answers a question once: asked again, the default did not resolve it (a plan
+  // patched with a value its validator refuses would otherwise ask, default and refuse forever).
+  const byDefault = (): AskResult => {
+    const key = questionKey(q);
+    if (clarifications.defaulted.has(key)) {
+      return {
+        kind: 'stop',
+        why: `Stopped: the default answer did not resolve the question, and it came up again: ${q.question}`,
+      };
+    }
+    clarifications.defaulted.add(key);
+    return { kind: 'value', value: fallback as string, defaulted: true };
+  };
   if (clarifications.asked >= max) {
-    if (fallback !== undefined) return { kind: 'value', value: fallback, defaulted: true };
+    if (fallback !== undefined) return byDefault();
     return {
       kind: 'stop',
       why: `Stopped: I asked ${max} question(s) already, the most this run may ask, and still need an answer to: ${q.question}`,
@@ -79,6 +92,13 @@ export async function askUser(env: AskEnv, q: Question): Promise<AskResult> {
   const outcome = await answered;
   if (outcome.kind === 'answered') return { kind: 'value', value: outcome.value, defaulted: false };
   if (outcome.kind === 'cancelled' || env.signal.aborted) return { kind: 'cancelled' };
-  if (fallback !== undefined) return { kind: 'value', value: fallback, defaulted: true };
+  if (fallback !== undefined) return byDefault();
   return { kind: 'stop', why: `Stopped: no answer came in time to the question: ${q.question}` };
+}
+
+/** What makes two questions the same one: the step and field they are about, else their text. */
+function questionKey(q: Question): string {
+  return q.stepId !== undefined && q.field !== undefined
+    ? `${q.stepId}\u0000${q.field}`
+    : `\u0000${q.question}`;
 }

@@ -56,6 +56,8 @@ export class Clarifications {
   readonly #wait: PendingWait<PendingQuestion, Extract<ClarifyOutcome, { kind: 'answered' }>>;
   /** Questions asked so far in the run. */
   asked = 0;
+  /** The questions the configured default has answered (`askUser`): each gets it once. */
+  readonly defaulted = new Set<string>();
 
   constructor(
     private readonly owner: Principal,
