@@ -42,13 +42,28 @@ export function nameMatches(ingredient: string, patterns: readonly string[]): bo
   return patterns.some((p) => normalized.includes(p));
 }
 
-/** The broad word a cut belongs to (五花肉 → 猪肉, 猪里脊 → 猪肉), or undefined. */
+/**
+ * The broad word a cut belongs to (五花肉 → 猪肉, 猪里脊 → 猪肉), or undefined when the name holds
+ * no listed cut. A cut whose name also holds a broad word is that word's (牛肉末 → 牛肉, 鸡肉丝 →
+ * 鸡肉, though 肉末 and 肉丝 are pork cuts); otherwise the longest cut decides (牛里脊 → 牛肉,
+ * not 里脊 → 猪肉).
+ */
 export function broaderName(name: string): string | undefined {
   const normalized = normalizeName(name);
+  if (Object.hasOwn(BROADER, normalized)) return undefined;
+  let byCut: string | undefined;
+  let longest = 0;
   for (const [broad, cuts] of Object.entries(BROADER)) {
-    if (normalized !== broad && cuts.some((cut) => normalized.includes(cut))) return broad;
+    for (const cut of cuts) {
+      if (cut.length > longest && normalized.includes(cut)) {
+        byCut = broad;
+        longest = cut.length;
+      }
+    }
   }
-  return undefined;
+  if (byCut === undefined) return undefined;
+  const named = Object.keys(BROADER).filter((broad) => normalized.includes(broad));
+  return named.sort((a, b) => b.length - a.length)[0] ?? byCut;
 }
 
 /**
