@@ -38,7 +38,7 @@ const ENGLISH_TO_CHINESE: Readonly<Record<string, string>> = {
   'sweet potato': '红薯',
   broccoli: '西兰花',
   spinach: '菠菜',
-  cabbage: '白菜',
+  cabbage: '卷心菜', // the table's 白菜 is Chinese cabbage
   'chinese cabbage': '大白菜',
   carrot: '胡萝卜',
   carrots: '胡萝卜',
