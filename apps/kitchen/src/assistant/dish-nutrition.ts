@@ -18,7 +18,14 @@ export interface DishIngredient {
   readonly status: 'counted' | 'no_weight' | 'no_entry';
   /** The table entry used (looked up as the ingredient, or as its broader meat: 五花肉 → 猪肉). */
   readonly matched: string | null;
+  /**
+   * A counted ingredient's nutrients the table gives no value for (the oils' energy: IFCT has
+   * 0 kJ next to 100 g fat), so they are not in those sums; absent when it gives them all.
+   */
+  readonly notGiven?: readonly NutrientKey[];
 }
+
+export type NutrientKey = keyof Nutrients;
 
 export interface DishNutrition {
   readonly recipeId: string;
@@ -29,13 +36,14 @@ export interface DishNutrition {
   readonly ingredients: readonly DishIngredient[];
 }
 
-const KEYS = ['energyKcal', 'proteinG', 'fatG', 'carbohydrateG'] as const;
+const KEYS = ['energyKcal', 'proteinG', 'fatG', 'carbohydrateG'] as const satisfies readonly NutrientKey[];
 const round1 = (n: number): number => Math.round(n * 10) / 10;
 
 /**
  * `mcp_derived` nutrition of a household recipe: each ingredient's grams (our unit rules, see
  * `gramsOf`) × its table values per 100 g, summed, divided by the servings. Ingredients
- * without a weight rule or a table entry are left out and listed; none counted → null. A
+ * without a weight rule or a table entry are left out and listed; none counted → null; a value
+ * the table does not give for a counted one is left out of that sum and listed (`notGiven`). A
  * lookup that fails (service down) throws: no partial sum is passed off as the dish's.
  */
 export async function deriveDishNutrition(
@@ -53,11 +61,9 @@ export async function deriveDishNutrition(
       if (entry === null) {
         return { row: { name: ingredient.name, grams, status: 'no_entry', matched: null } as const };
       }
-      return {
-        row: { name: ingredient.name, grams, status: 'counted', matched: entry.name } as const,
-        entry,
-        grams,
-      };
+      const notGiven = KEYS.filter((key) => typeof entry.per100g[key] !== 'number');
+      const row: DishIngredient = { name: ingredient.name, grams, status: 'counted', matched: entry.name };
+      return { row: notGiven.length === 0 ? row : { ...row, notGiven }, entry, grams };
     }),
   );
   const counted = ingredients.filter((i) => i.entry !== undefined);
@@ -69,7 +75,7 @@ export async function deriveDishNutrition(
       const sum = known.reduce((n, i) => n + ((i.entry?.per100g[key] ?? 0) * (i.grams ?? 0)) / 100, 0);
       return [key, sum];
     }),
-  ) as Record<(typeof KEYS)[number], number | null>;
+  ) as Record<NutrientKey, number | null>;
   const servings = recipe.servings > 0 ? recipe.servings : 1;
   const per = (value: number | null) => (value === null ? null : round1(value / servings));
   const whole = (value: number | null) => (value === null ? null : round1(value));

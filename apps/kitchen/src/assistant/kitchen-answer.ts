@@ -9,10 +9,24 @@ import {
   type NutritionCard,
   type RecipeCard,
 } from './cards.js';
+import type { NutrientKey } from './dish-nutrition.js';
 import { isChinese } from './language.js';
 import { recalledMemories } from './memory-evidence.js';
 import { nutritionOutput } from './nutrition-tool.js';
 import { mealPlanOutput, recipeSearchOutput } from './schemas.js';
+
+const NUTRIENT_ZH: Readonly<Record<NutrientKey, string>> = {
+  energyKcal: '热量',
+  proteinG: '蛋白质',
+  fatG: '脂肪',
+  carbohydrateG: '碳水化合物',
+};
+const NUTRIENT_EN: Readonly<Record<NutrientKey, string>> = {
+  energyKcal: 'energy',
+  proteinG: 'protein',
+  fatG: 'fat',
+  carbohydrateG: 'carbohydrate',
+};
 
 type NutritionResult = z.infer<typeof nutritionOutput>;
 
@@ -94,9 +108,15 @@ function stampNutrition(card: NutritionCard, evidence: Evidence, zh: boolean): N
   if (hit?.provenance === 'mcp_derived') {
     const counted = hit.dish.ingredients.filter((i) => i.status === 'counted');
     const left = hit.dish.ingredients.filter((i) => i.status !== 'counted').map((i) => i.name);
+    // A counted ingredient whose value the table does not give (an oil's energy) is not in that sum.
+    const gaps = counted.filter((i) => i.notGiven !== undefined && i.notGiven.length > 0);
+    const gapsZh = gaps.map(
+      (i) => `${i.name}（${(i.notGiven ?? []).map((k) => NUTRIENT_ZH[k]).join('、')}）`,
+    );
+    const gapsEn = gaps.map((i) => `${i.name} (${(i.notGiven ?? []).map((k) => NUTRIENT_EN[k]).join(', ')})`);
     const note = zh
-      ? `按家里菜谱的配料和用量推算（${hit.dish.servings} 人份中的 1 份），计入 ${counted.length}/${hit.dish.ingredients.length} 种配料${left.length > 0 ? `；未计入：${left.join('、')}` : ''}。`
-      : `Computed from the household recipe's ingredients and quantities (1 of ${hit.dish.servings} servings); ${counted.length} of ${hit.dish.ingredients.length} ingredients counted${left.length > 0 ? `; not counted: ${left.join(', ')}` : ''}.`;
+      ? `按家里菜谱的配料和用量推算（${hit.dish.servings} 人份中的 1 份），计入 ${counted.length}/${hit.dish.ingredients.length} 种配料${left.length > 0 ? `；未计入：${left.join('、')}` : ''}${gaps.length > 0 ? `；营养表未给出、未计入：${gapsZh.join('、')}` : ''}。`
+      : `Computed from the household recipe's ingredients and quantities (1 of ${hit.dish.servings} servings); ${counted.length} of ${hit.dish.ingredients.length} ingredients counted${left.length > 0 ? `; not counted: ${left.join(', ')}` : ''}${gaps.length > 0 ? `; not given by the table, so not in the sums: ${gapsEn.join(', ')}` : ''}.`;
     return {
       ...base,
       basis: 'per_serving',
