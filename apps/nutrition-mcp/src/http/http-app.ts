@@ -15,7 +15,11 @@ import { INVALID_REQUEST, jsonRpcError, PARSE_ERROR, UNAUTHORIZED } from './json
 
 export interface HttpAppOptions {
   readonly service: NutritionService;
-  /** Host header names accepted (DNS-rebinding guard). Default: localhost, 127.0.0.1, [::1]. */
+  /**
+   * Host header names accepted (DNS-rebinding guard). Default: localhost, 127.0.0.1, [::1] —
+   * and any host when a `token` is required: a page on a rebound name cannot present the
+   * token, and clients on other machines name the server by its own address.
+   */
   readonly allowedHosts?: readonly string[];
   /** Origin host names accepted when a browser sends one. Default: the localhost names. */
   readonly allowedOrigins?: readonly string[];
@@ -35,6 +39,7 @@ export interface HttpApp {
 }
 
 export function createHttpApp(options: HttpAppOptions): HttpApp {
+  const anyHost = options.allowedHosts === undefined && options.token !== undefined;
   const allowedHosts = [...(options.allowedHosts ?? localhostAllowedHostnames())];
   const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())];
   const maxBodyBytes = options.maxBodyBytes ?? 64 * 1024;
@@ -44,7 +49,7 @@ export function createHttpApp(options: HttpAppOptions): HttpApp {
   // Every route: a page on another site must not reach this server through a rebound DNS name.
   app.use('*', async (c, next) => {
     const refused =
-      hostHeaderValidationResponse(c.req.raw, allowedHosts) ??
+      (anyHost ? undefined : hostHeaderValidationResponse(c.req.raw, allowedHosts)) ??
       originValidationResponse(c.req.raw, allowedOrigins);
     if (refused !== undefined) return refused;
     await next();
