@@ -54,6 +54,10 @@ export function readConfig(
   }
   if (transport === undefined) return fail('choose --stdio or --http');
   const redisUrl = env['REDIS_URL']?.trim() || undefined;
+  if (redisUrl !== undefined && !isRedisUrl(redisUrl)) {
+    // Not echoed: it may hold a password.
+    return fail('REDIS_URL must be a redis:// or rediss:// URL (host, optional port 0..65535)');
+  }
   const token = env['NUTRITION_MCP_TOKEN']?.trim() || undefined;
   if (transport === 'http') {
     const problem = tokenProblem(host, token);
@@ -68,6 +72,15 @@ export function describeConfig(config: NutritionMcpConfig): string {
   const token = config.token === undefined ? ', no token' : ', bearer token required';
   const where = config.transport === 'http' ? ` on ${config.host}:${config.port}${token}` : '';
   return `nutrition-mcp: ${config.transport}${where}, redis ${redis}`;
+}
+
+function isRedisUrl(url: string): boolean {
+  try {
+    const { protocol, hostname } = new URL(url);
+    return (protocol === 'redis:' || protocol === 'rediss:') && hostname !== '';
+  } catch {
+    return false;
+  }
 }
 
 function maskUrl(url: string): string {
