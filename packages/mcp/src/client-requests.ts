@@ -103,14 +103,15 @@ export function registerClientRequests(
     client.setRequestHandler('sampling/createMessage', async (request) => {
       const ctx = callInProgress();
       if (ctx === undefined) refuse('sampling is answered only during one of this client’s tool calls');
+      // Refused for what it asks before anything is charged: no quota or budget spent on it.
+      const params = request.params as SamplingParams;
+      if (params.tools !== undefined || params.toolChoice !== undefined)
+        refuse('sampling with tools is not supported');
       if (answered >= maxCalls) refuse(`sampling budget of this connection used up (${maxCalls} calls)`);
       if (sampling.admit !== undefined && !(await sampling.admit(ctx.principal))) {
         refuse('sampling refused: the user’s model-call quota is used up');
       }
       answered++;
-      const params = request.params as SamplingParams;
-      if (params.tools !== undefined || params.toolChoice !== undefined)
-        refuse('sampling with tools is not supported');
       return sample(sampling, params, ctx);
     });
   }
