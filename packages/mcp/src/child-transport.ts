@@ -92,8 +92,9 @@ export class ChildProcessTransport implements Transport {
     child.once('close', () => this.#finish());
     return new Promise((resolve, reject) => {
       child.once('spawn', () => resolve());
-      child.once('error', (error) => {
-        reject(error);
+      // `on`, not `once`: a later 'error' (a failed kill) with no listener would be thrown.
+      child.on('error', (error) => {
+        reject(error); // after 'spawn' (or a first error) a no-op
         this.onerror?.(error);
         this.#finish();
       });
