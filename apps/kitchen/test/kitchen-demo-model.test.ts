@@ -64,6 +64,11 @@ describe('grams per unit (mcp_derived rules)', () => {
     expect(gramsOf('盐', null, '少许')).toBeNull();
     expect(gramsOf('盐', 0, '克')).toBeNull();
   });
+
+  it('a unit named like an Object.prototype key is no unit (it gave NaN grams)', () => {
+    for (const unit of ['constructor', 'toString', '__proto__', 'hasOwnProperty'])
+      expect(gramsOf('猪肉', 2, unit)).toBeNull();
+  });
 });
 
 async function demoAsk(h: Harness, user: string, query: string) {

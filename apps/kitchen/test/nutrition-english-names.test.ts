@@ -52,6 +52,9 @@ describe('nutrition lookup: English food names', () => {
 
   it('a Chinese or unknown name is left as written', () => {
     expect(chineseFoodName('猪肉')).toBeUndefined();
+    // A name like an Object.prototype key is no food (it returned a function).
+    for (const name of ['constructor', 'toString', '__proto__', 'the constructor'])
+      expect(chineseFoodName(name)).toBeUndefined();
     expect(chineseFoodName('durian')).toBeUndefined();
   });
 

@@ -53,7 +53,7 @@ const BY_PIECE: readonly (readonly [string, string, number])[] = [
 export function gramsOf(name: string, quantity: number | null, unit: string | null): number | null {
   if (quantity === null || !Number.isFinite(quantity) || quantity <= 0) return null;
   const u = normalizeName(unit ?? '');
-  const perUnit = BY_UNIT[u];
+  const perUnit = Object.hasOwn(BY_UNIT, u) ? BY_UNIT[u] : undefined; // not 'constructor' &c.
   if (perUnit !== undefined) return quantity * perUnit;
   const n = normalizeName(name);
   const piece = BY_PIECE.find(([pieceUnit, fragment]) => pieceUnit === u && n.includes(fragment));

@@ -66,7 +66,10 @@ const dishSchema = z.object({
         grams: z.number().nullable(),
         status: z.enum(['counted', 'no_weight', 'no_entry']),
         matched: z.string().nullable(),
-        notGiven: z.array(z.enum(['energyKcal', 'proteinG', 'fatG', 'carbohydrateG'])).readonly().optional(),
+        notGiven: z
+          .array(z.enum(['energyKcal', 'proteinG', 'fatG', 'carbohydrateG']))
+          .readonly()
+          .optional(),
       }),
     )
     .readonly(),

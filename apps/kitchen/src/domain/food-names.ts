@@ -58,5 +58,7 @@ const ENGLISH_TO_CHINESE: Readonly<Record<string, string>> = {
 /** The Chinese name of an English food name (case and width ignored), or undefined. */
 export function chineseFoodName(food: string): string | undefined {
   const name = normalizeName(food).replace(/\s+/g, ' ');
-  return ENGLISH_TO_CHINESE[name] ?? ENGLISH_TO_CHINESE[name.replace(/^(?:an?|the|some) /, '')];
+  const known = (key: string): string | undefined =>
+    Object.hasOwn(ENGLISH_TO_CHINESE, key) ? ENGLISH_TO_CHINESE[key] : undefined; // not 'constructor' &c.
+  return known(name) ?? known(name.replace(/^(?:an?|the|some) /, ''));
 }
