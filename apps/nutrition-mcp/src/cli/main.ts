@@ -7,8 +7,8 @@ import { describeConfig, readConfig, USAGE } from './config.js';
 
 /**
  * The `nutrition-mcp` command. Logs go to stderr: on stdio, stdout is the protocol.
- * Resolves to an exit code for a bad command line; otherwise runs until stdin closes
- * (stdio) or a signal arrives.
+ * Resolves to an exit code for a bad command line (2) or an address it cannot listen on (1);
+ * otherwise runs until stdin closes (stdio) or a signal arrives.
  */
 export async function main(argv: readonly string[], env = process.env): Promise<number | undefined> {
   const outcome = readConfig(argv, env);
@@ -34,12 +34,21 @@ export async function main(argv: readonly string[], env = process.env): Promise<
     };
     process.stdin.once('close', () => void shutdown());
   } else {
-    const running = await startHttp({
-      port: config.port,
-      host: config.host,
-      service,
-      ...(config.token === undefined ? {} : { token: config.token }),
-    });
+    let running: Awaited<ReturnType<typeof startHttp>>;
+    try {
+      running = await startHttp({
+        port: config.port,
+        host: config.host,
+        service,
+        ...(config.token === undefined ? {} : { token: config.token }),
+      });
+    } catch (thrown) {
+      // A port taken, an address this machine does not have: said in one line, exit 1.
+      const why = thrown instanceof Error ? thrown.message : String(thrown);
+      console.error(`SERVICE_UNAVAILABLE: cannot listen on ${config.host}:${config.port}: ${why}`);
+      await service.close();
+      return 1;
+    }
     console.error(
       `nutrition-mcp: listening on ${running.url} (MCP ${running.url}/mcp, health ${running.url}/health)`,
     );
