@@ -16,7 +16,10 @@ const zodPlannerReply = z.strictObject({
   steps: z
     .array(
       z.strictObject({
-        id: z.string().regex(STEP_ID, 'a step id is a letter then letters, digits, _ or - (≤ 32)'),
+        id: z
+          .string()
+          .regex(STEP_ID, 'a step id is a letter then letters, digits, _ or - (≤ 32)')
+          .refine((id) => id !== 'task', '"task" is reserved (task.<action>.output…)'),
         action: z.string().trim().min(1).max(64),
         input: z.record(z.string(), z.unknown()).default({}),
         dependsOn: z.array(z.string()).max(50).default([]),
@@ -117,7 +120,7 @@ const arrayOf = (item: fc.Arbitrary<unknown>, max: number): fc.Arbitrary<unknown
 const step = mostly(
   shaped(
     {
-      id: mostly(fc.constantFrom('s1', 'a-b_c', '1x', 'a'.repeat(32), 'a'.repeat(33), '')),
+      id: mostly(fc.constantFrom('s1', 'a-b_c', 'task', '1x', 'a'.repeat(32), 'a'.repeat(33), '')),
       action: mostly(text),
       input: record,
       dependsOn: arrayOf(mostly(fc.constant('s1')), 50),

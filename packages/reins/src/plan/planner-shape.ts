@@ -1,6 +1,7 @@
 /**
  * The planner's reply shape, checked by hand (it was a zod schema; `import('reins')` no longer
- * loads zod): `{thought?, reasoning?, steps?, ask?}`, strict. Same rules and messages as
+ * loads zod): `{thought?, reasoning?, steps?, ask?}`, strict (a step id is never `task`, which
+ * `task.<action>.output` references read). Same rules and messages as
  *
  *   step  = strictObject({ id: string().regex(STEP_ID), action: string().trim().min(1).max(64),
  *             input: record(string(), unknown()).default({}), dependsOn: array(string()).max(50).default([]) })
@@ -71,6 +72,8 @@ function checkStep(value: unknown, path: Path, issues: ShapeIssues): PlanStep | 
   if (typeof id !== 'string') issues.add([...path, 'id'], invalidType('string', id));
   else if (!STEP_ID.test(id))
     issues.add([...path, 'id'], 'a step id is a letter then letters, digits, _ or - (≤ 32)');
+  // `task.…` references read the task state: a step named `task` could never be referenced.
+  else if (id === 'task') issues.add([...path, 'id'], '"task" is reserved (task.<action>.output…)');
   const action = trimmedString(value.action, [...path, 'action'], issues, 64);
   let input: Record<string, unknown> = {};
   if (value.input !== undefined) {
