@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runPlanAgent, type PlanStepEvent, type RunEvent } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { final } from './helpers.js';
-import { claimsTools, hospitalCodes, plan, step } from './plan/plan-tools.js';
+import { final } from '../helpers.js';
+import { claimsTools, hospitalCodes, plan, step } from './plan-tools.js';
 
 const plans = (events: readonly RunEvent[]) =>
   events.filter((e): e is PlanStepEvent => e.type === 'step' && e.phase === 'plan');

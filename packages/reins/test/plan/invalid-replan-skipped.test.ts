@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { runPlanAgent } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { final } from './helpers.js';
-import { claimsTools, plan, step } from './plan/plan-tools.js';
+import { final } from '../helpers.js';
+import { claimsTools, plan, step } from './plan-tools.js';
 
 // The executor leaves a re-plan's skipped steps out of the outcomes (the next version says what
 // happens to them); when that version was invalid and no re-plan was left, the responder never

@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool, runPlanAgent, type ClarifyEvent, type PlanStepEvent, type RunEvent } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { final } from './helpers.js';
-import { typedAnswer } from '../src/plan/typed-answer.js';
-import { plan, step } from './plan/plan-tools.js';
+import { final } from '../helpers.js';
+import { typedAnswer } from '../../src/plan/typed-answer.js';
+import { plan, step } from './plan-tools.js';
 
 const plans = (events: readonly RunEvent[]) =>
   events.filter((e): e is PlanStepEvent => e.type === 'step' && e.phase === 'plan');
