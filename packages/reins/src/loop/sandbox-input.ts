@@ -38,7 +38,7 @@ function planFor(schema: unknown): ObjectPlan | null {
         PLANS.set(schema, null); // not from JSON: the general walk judges it
         return null;
       }
-      byKey.set(key, { schema: property, bounded: boundsStrings(property) });
+      byKey.set(key, { schema: property, bounded: boundsStrings(property, schema) });
     }
     plan = { properties: byKey, extra: schema.additionalProperties };
   }
@@ -67,7 +67,7 @@ export function sandboxWithStrayKeys(
       : null;
   if (plan === null) {
     const given = sandboxInput(value, schema, cap, issues);
-    strayKeys(given, schema, '', stray);
+    strayKeys(given, schema, '', stray, schema);
     return given;
   }
   // Copied whole by a spread (one step, where a store per key went through `defineOwn`); what
@@ -90,9 +90,9 @@ export function sandboxWithStrayKeys(
       safe = item;
     } else {
       const itemSchema = known === undefined ? plan.extra : known.schema;
-      safe = sandboxInput(item, itemSchema, cap, issues, key);
+      safe = sandboxInput(item, itemSchema, cap, issues, key, schema);
       if (known === undefined && (plan.extra === undefined || plan.extra === false)) stray.push(key);
-      else strayKeys(safe, itemSchema, key, stray);
+      else strayKeys(safe, itemSchema, key, stray, schema);
     }
     if (safe !== item) defineOwn(copy, key, safe);
   }

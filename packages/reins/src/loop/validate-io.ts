@@ -56,21 +56,28 @@ export function describeIssues(issues: readonly Issue[]): string {
  * `properties`, and other keys only with `additionalProperties` (passthrough, catchall,
  * records); a union allows what any one branch allows. Anything else is not judged here.
  */
-export function strayKeys(raw: unknown, schema: unknown, path: string, out: string[]): void {
+export function strayKeys(
+  raw: unknown,
+  schema: unknown,
+  path: string,
+  out: string[],
+  root: unknown = schema,
+): void {
+  schema = deref(schema, root);
   if (!isRecord(schema)) return;
   const branches = schema.anyOf ?? schema.oneOf;
   if (Array.isArray(branches)) {
     const perBranch = branches.map((branch) => {
       const stray: string[] = [];
-      strayKeys(raw, branch, path, stray);
+      strayKeys(raw, branch, path, stray, root);
       return stray;
     });
     if (!perBranch.some((stray) => stray.length === 0)) out.push(...(perBranch[0] ?? []));
     return;
   }
   if (Array.isArray(raw)) {
-    const items = schema.items;
-    if (isRecord(items)) raw.forEach((item, i) => strayKeys(item, items, `${path}[${i}]`, out));
+    const items = deref(schema.items, root);
+    if (isRecord(items)) raw.forEach((item, i) => strayKeys(item, items, `${path}[${i}]`, out, root));
     return;
   }
   if (!isRecord(raw)) return;
@@ -80,9 +87,9 @@ export function strayKeys(raw: unknown, schema: unknown, path: string, out: stri
   for (const key in raw) {
     const keyPath = path === '' ? key : `${path}.${key}`;
     const known = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : undefined;
-    if (known !== undefined) strayKeys(raw[key], known, keyPath, out);
+    if (known !== undefined) strayKeys(raw[key], known, keyPath, out, root);
     else if (extra === undefined || extra === false) out.push(keyPath);
-    else strayKeys(raw[key], extra, keyPath, out);
+    else strayKeys(raw[key], extra, keyPath, out, root);
   }
 }
 
@@ -100,10 +107,12 @@ export function sandboxInput(
   cap: number,
   issues: Issue[],
   path = '',
+  root: unknown = schema,
 ): unknown {
+  schema = deref(schema, root);
   if (typeof value === 'string') {
     const trimmed = value.trim();
-    const bounded = boundsStrings(schema);
+    const bounded = boundsStrings(schema, root);
     if (!bounded && trimmed.length > cap) {
       issues.push({
         path: path || '(root)',
@@ -114,13 +123,13 @@ export function sandboxInput(
   }
   if (typeof value !== 'object' || value === null) return value;
   if (!Array.isArray(value) && !isPlainObject(value)) return value; // not from JSON: passed on as it is
-  const node = isRecord(schema) ? schema : undefined;
+  const node = isRecord(schema) ? unionView(schema, root) : undefined;
   if (Array.isArray(value)) {
     const tuple = Array.isArray(node?.prefixItems) ? (node.prefixItems as unknown[]) : undefined;
     const copy: unknown[] = [];
     for (let i = 0; i < value.length; i++) {
       const itemSchema = tuple !== undefined && i < tuple.length ? tuple[i] : node?.items;
-      copy.push(sandboxInput(value[i], itemSchema, cap, issues, `${path}[${i}]`));
+      copy.push(sandboxInput(value[i], itemSchema, cap, issues, `${path}[${i}]`, root));
     }
     return copy;
   }
@@ -130,19 +139,89 @@ export function sandboxInput(
   const record = value as Record<string, unknown>;
   for (const key in record) {
     const known = properties !== undefined && Object.hasOwn(properties, key) ? properties[key] : extra;
-    const safe = sandboxInput(record[key], known, cap, issues, path === '' ? key : `${path}.${key}`);
+    const safe = sandboxInput(record[key], known, cap, issues, path === '' ? key : `${path}.${key}`, root);
     defineOwn(copy, key, safe);
   }
   return copy;
 }
 
+/**
+ * The schema a local `$ref` (`#`, `#/$defs/…`, `#/definitions/…`) points at in `root`, followed
+ * through at most 16 references; any other value is returned as it is.
+ */
+export function deref(schema: unknown, root: unknown): unknown {
+  for (let hops = 0; hops < 16 && isRecord(schema) && typeof schema.$ref === 'string'; hops++) {
+    const ref = schema.$ref;
+    if (ref !== '#' && !ref.startsWith('#/')) return schema;
+    let here: unknown = root;
+    for (const part of ref.slice(2).split('/')) {
+      if (part === '') continue;
+      const key = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
+      here = isRecord(here) && Object.hasOwn(here, key) ? here[key] : undefined;
+    }
+    if (here === undefined) return schema;
+    schema = here;
+  }
+  return schema;
+}
+
+const VIEWS = new WeakMap<object, Readonly<Record<string, unknown>>>();
+
+/**
+ * A union's branches seen as one node, for the sandbox's walk (`anyOf` / `oneOf` / `allOf`,
+ * references followed): a property any branch declares has its schemas as one `anyOf`, and
+ * so do array items — a value is bounded as loosely as the loosest branch that could take it
+ * (the tool's own schema then decides which branch it is). A node without branches is itself.
+ */
+function unionView(
+  node: Readonly<Record<string, unknown>>,
+  root: unknown,
+): Readonly<Record<string, unknown>> {
+  const lists = [node.anyOf, node.oneOf, node.allOf].filter(Array.isArray) as unknown[][];
+  if (lists.length === 0) return node;
+  let view = VIEWS.get(node);
+  if (view !== undefined) return view;
+  const properties = new Map<string, unknown[]>();
+  const items: unknown[] = [];
+  let extra = node.additionalProperties;
+  const add = (branch: unknown, depth: number): void => {
+    const b = deref(branch, root);
+    if (!isRecord(b) || depth > 8) return;
+    if (isRecord(b.properties)) {
+      for (const [key, sub] of Object.entries(b.properties)) {
+        const list = properties.get(key) ?? [];
+        list.push(sub);
+        properties.set(key, list);
+      }
+    }
+    if (b.items !== undefined) items.push(b.items);
+    if (extra === undefined && b.additionalProperties !== undefined && b.additionalProperties !== false)
+      extra = b.additionalProperties;
+    for (const list of [b.anyOf, b.oneOf, b.allOf])
+      if (Array.isArray(list)) for (const x of list) add(x, depth + 1);
+  };
+  add({ properties: node.properties, items: node.items }, 0);
+  for (const list of lists) for (const branch of list) add(branch, 1);
+  const one = (schemas: unknown[]): unknown => (schemas.length === 1 ? schemas[0] : { anyOf: schemas });
+  view = {
+    ...node,
+    properties: Object.fromEntries([...properties].map(([key, schemas]) => [key, one(schemas)])),
+    items: items.length === 0 ? undefined : one(items),
+    additionalProperties: extra,
+  };
+  VIEWS.set(node, view);
+  return view;
+}
+
 /** The schema (or a branch of its union / intersection) sets a `maxLength` for strings. */
-export function boundsStrings(schema: unknown, depth = 0): boolean {
+export function boundsStrings(schema: unknown, root: unknown = schema, depth = 0): boolean {
+  schema = deref(schema, root);
   if (!isRecord(schema) || depth > 8) return false;
   if (typeof schema.maxLength === 'number') return true;
   for (const key of ['anyOf', 'oneOf', 'allOf'] as const) {
     const branches = schema[key];
-    if (Array.isArray(branches) && branches.some((branch) => boundsStrings(branch, depth + 1))) return true;
+    if (Array.isArray(branches) && branches.some((branch) => boundsStrings(branch, root, depth + 1)))
+      return true;
   }
   return false;
 }
