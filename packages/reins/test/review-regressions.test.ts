@@ -194,6 +194,22 @@ describe('the clock never runs backwards', () => {
     expect(readings[2]).toBeGreaterThanOrEqual(readings[1] as number);
   });
 
+  it('a monotonic clock that goes back (another clock now: fake timers) is followed from there', () => {
+    let wall = 1_000_000;
+    let mono = 5_000;
+    const now = anchoredClock(
+      () => wall,
+      () => mono,
+    );
+    now();
+    mono = 0; // a new clock, starting at 0
+    wall = 1_000_100;
+    const first = now();
+    mono = 400;
+    wall = 1_000_500;
+    expect(now() - first).toBe(400); // durations are the new clock's, not 0 until it passes the old
+  });
+
   it('the default clock follows fake timers installed after its first reading', () => {
     const now = anchoredClock();
     now(); // read once with the real clocks

@@ -36,6 +36,8 @@ class DeadlineQueue {
   #armed = false;
   /** When the armed timer is due (what it fires for, whatever the clock reads then). */
   #armedFor = 0;
+  /** The global `setTimeout` when the timer was set: a test's fake timers may come and go. */
+  #armedWith: unknown;
   #firing = false;
   readonly #fire = (): void => this.#expire();
 
@@ -59,7 +61,14 @@ class DeadlineQueue {
     else before.deadlineNext = entry;
     if (after === undefined) this.#last = entry;
     else after.deadlinePrev = entry;
-    if (!this.#armed && !this.#firing) this.#arm(due, this.ms);
+    if (this.#armed && this.#armedWith !== globalThis.setTimeout) {
+      // Set on timers that are gone (fake ones uninstalled, or installed since): set it again
+      // on today's, for the first deadline, or no deadline of this length would ever pass.
+      this.deps.clearTimer(this.#timer);
+      this.#armed = false;
+      const first = this.#first as QueuedDeadline;
+      if (!this.#firing) this.#arm(first.deadlineDue, Math.max(0, first.deadlineDue - now));
+    } else if (!this.#armed && !this.#firing) this.#arm(due, this.ms);
   }
 
   remove(entry: QueuedDeadline): void {
@@ -82,6 +91,7 @@ class DeadlineQueue {
   #arm(due: number, ms: number): void {
     this.#armed = true;
     this.#armedFor = due;
+    this.#armedWith = globalThis.setTimeout;
     this.#timer = this.deps.setTimer(this.#fire, ms);
   }
 

@@ -74,7 +74,8 @@ export function uuidV4(): string {
 /**
  * A clock reading `monotonic` anchored to `wall`, re-anchored each second so a long-lived
  * process does not drift from wall time, and never going backwards (a wall clock stepped
- * back by NTP or a VM resume would otherwise make a negative duration).
+ * back by NTP or a VM resume would otherwise make a negative duration) — unless `monotonic`
+ * itself goes back, which only a replaced clock does (fake timers): then it starts over.
  */
 export function anchoredClock(
   wall: () => number = () => Date.now(),
@@ -85,8 +86,16 @@ export function anchoredClock(
   let anchor = 0;
   let anchoredAt = Number.NEGATIVE_INFINITY;
   let latest = 0;
+  let last = Number.NEGATIVE_INFINITY;
   return () => {
     const elapsed = monotonic();
+    if (elapsed < last) {
+      // The monotonic clock went back: it is another clock now (a test's fake timers came or
+      // went). Start over with it; holding the old reading would freeze time for the new one.
+      anchoredAt = Number.NEGATIVE_INFINITY;
+      latest = Number.NEGATIVE_INFINITY;
+    }
+    last = elapsed;
     if (elapsed - anchoredAt > 1_000) {
       anchor = wall() - elapsed;
       anchoredAt = elapsed;
