@@ -244,8 +244,16 @@ class ReactLoop
       return false;
     }
     const parse = parseReply(result, this.ctx.parse);
-    if (parse instanceof Promise) return parse.then((again) => this.#decided(result, again));
+    if (parse instanceof Promise)
+      return parse.then((again) => !this.#abortedMeanwhile() && this.#decided(result, again));
     return this.#decided(result, parse);
+  }
+
+  /** After a wait of the loop's own (the repair parsers loading): a run aborted meanwhile ends now. */
+  #abortedMeanwhile(): boolean {
+    if (!this.#actEnv.signal.aborted) return false;
+    endAborted(this);
+    return true;
   }
 
   /** The step's `reason` event, then what its decision leads to. */
@@ -282,7 +290,7 @@ class ReactLoop
     at: number,
   ): Promise<boolean> {
     await loadRepairParsers().catch(() => undefined);
-    endWith(this, step, next, at, true);
+    if (!this.#abortedMeanwhile()) endWith(this, step, next, at, true);
     return false;
   }
 
