@@ -43,9 +43,9 @@ export interface ToolCallReport {
 export interface ToolPoliciesOptions {
   /** Per tool name: replaces the tool's own policy fields that are given. */
   readonly overrides?: Readonly<Record<string, ToolPolicy>>;
-  /** Metrics hook: every call, after its last attempt. */
+  /** Metrics hook: every call, after its last attempt. What it throws is ignored. */
   onCall?(report: ToolCallReport): void;
-  /** Metrics hook: a tool's breaker changed state. */
+  /** Metrics hook: a tool's breaker changed state. What it throws is ignored. */
   onBreaker?(tool: string, state: BreakerState): void;
   /**
    * Shared breakers (e.g. `redisBreakerStore` from `@reins/server`): every instance sees one
@@ -254,13 +254,33 @@ function breakerState(state: CircuitBreakerPolicy['state'], cockatiel: Cockatiel
  * hooks. Breakers live here, so they outlast a run: create one per app (runs without one
  * share `defaultToolPolicies`).
  */
+/** `hook`, except that what it throws is dropped (`undefined` stays `undefined`). */
+function quietly<A extends unknown[]>(
+  hook: ((...args: A) => void) | undefined,
+): ((...args: A) => void) | undefined {
+  if (hook === undefined) return undefined;
+  return (...args: A): void => {
+    try {
+      hook(...args);
+    } catch {
+      // a metrics hook's failure is the metrics', not the run's
+    }
+  };
+}
+
 export class ToolPolicies {
   readonly #guards = new WeakMap<AnyTool, ToolGuard>();
   readonly #options: ToolPoliciesOptions;
 
   constructor(options: ToolPoliciesOptions = {}) {
     for (const [name, policy] of Object.entries(options.overrides ?? {})) checkPolicy(name, policy);
-    this.#options = options;
+    // The metrics hooks cannot change what a run does: one that throws is ignored (it failed a
+    // call that had succeeded, or ended a run mid-step with its other calls still running).
+    this.#options = {
+      ...options,
+      onCall: quietly(options.onCall?.bind(options)),
+      onBreaker: quietly(options.onBreaker?.bind(options)),
+    };
   }
 
   guardFor(tool: AnyTool): ToolGuard {
