@@ -1,4 +1,5 @@
 import type { RunEvent } from 'reins';
+import { modelCallOf, type ModelCallEvent } from './model-call-event.js';
 import { isPause } from './run-feed.js';
 
 export interface CheckResult {
@@ -50,8 +51,9 @@ export class ModelHealth {
 
   observe(event: RunEvent): void {
     if (event.type === 'start') this.#runModels.set(event.runId, event.model);
-    else if (event.type === 'step' && event.phase === 'reason') {
-      this.#models.set(event.model, { failures: 0, lastOkAt: event.at });
+    else if (modelCallOf(event) !== undefined) {
+      const { model } = modelCallOf(event) as ModelCallEvent; // a reason step, or a planner's plan
+      this.#models.set(model, { failures: 0, lastOkAt: event.at });
     } else if (event.type === 'error' && event.code === 'MODEL_FAILED') {
       const name = this.#runModels.get(event.runId) ?? 'unknown';
       const state = this.#models.get(name) ?? { failures: 0 };

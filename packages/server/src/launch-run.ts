@@ -16,6 +16,7 @@ import { watchRun } from './run-watcher.js';
 import { TRACE_ID } from './run-trace-ids.js';
 import { readTraceParent } from './trace-parent.js';
 import type { AgentDefinition } from './server-options.js';
+import { modelCallOf } from './model-call-event.js';
 import type { ServerState } from './server-state.js';
 
 /** Everything a run is started from — stored with a durable run, so it can be rebuilt after a restart. */
@@ -139,7 +140,7 @@ function rebuiltHold(
 ): RunHold {
   const budget = runBudget(limits, query, history);
   const hold = s.quota.rebuilt(userId, runId, history[0]?.at ?? s.deps.now(), budget);
-  const calls = history.filter((e) => e.type === 'step' && e.phase === 'reason').length;
+  const calls = history.filter((e) => modelCallOf(e) !== undefined).length;
   const last = history.at(-1);
   void hold.rebuild(calls, last?.type === 'done' && isPause(last.status));
   return hold;

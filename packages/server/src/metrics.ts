@@ -3,6 +3,7 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { RunEvent } from 'reins';
 import type { RolloutLike } from './server-options.js';
 import { driftLabel, type DriftState } from './tool-drift.js';
+import { modelCallOf } from './model-call-event.js';
 import { isPause } from './run-feed.js';
 
 /**
@@ -39,7 +40,7 @@ export class ServerMetrics {
     });
     this.stepDuration = new Histogram({
       name: 'reins_step_duration_seconds',
-      help: 'Duration of reason (model call) and act→observe (tool call) phases.',
+      help: 'Duration of reason and plan (model calls) and act→observe (tool call) phases.',
       labelNames: ['agent', 'phase'],
       buckets: [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers,
@@ -237,12 +238,16 @@ export class ServerMetrics {
       return;
     }
     if (event.type !== 'step') return;
+    const call = modelCallOf(event); // a reason step, or a plan the planner wrote
+    if (call !== undefined) {
+      this.stepDuration.observe({ agent, phase: call.phase }, call.durationMs / 1000);
+      const inputTokens = call.usage?.inputTokens ?? 0;
+      const outputTokens = call.usage?.outputTokens ?? 0;
+      if (inputTokens > 0) this.modelTokens.inc({ model: call.model, kind: 'input' }, inputTokens);
+      if (outputTokens > 0) this.modelTokens.inc({ model: call.model, kind: 'output' }, outputTokens);
+    }
     switch (event.phase) {
       case 'reason': {
-        this.stepDuration.observe({ agent, phase: 'reason' }, event.durationMs / 1000);
-        const { inputTokens, outputTokens } = event.usage;
-        if (inputTokens > 0) this.modelTokens.inc({ model: event.model, kind: 'input' }, inputTokens);
-        if (outputTokens > 0) this.modelTokens.inc({ model: event.model, kind: 'output' }, outputTokens);
         const decision = event.decision;
         if (decision === undefined) this.steps.inc({ agent, action: 'final', status: 'raw' });
         else if (decision.kind === 'final' || decision.kind === 'ask')

@@ -7,6 +7,7 @@ import type { RunEntry } from './run-registry.js';
 import type { RunHold } from './run-hold.js';
 import { isPause } from './run-feed.js';
 import { RunSpans } from './run-spans.js';
+import { modelCallOf } from './model-call-event.js';
 import type { RunTraceIds } from './run-trace-ids.js';
 
 export interface WatchEnv {
@@ -99,7 +100,7 @@ export async function watchRun(
       // An observer's bug must not stop the others, nor the count below.
       log.error({ runId: entry.runId, err: thrown }, 'run observer failed');
     }
-    if (event.type === 'step' && event.phase === 'reason') void hold.charge(1);
+    if (modelCallOf(event) !== undefined) void hold.charge(1); // a planner's plan too
     if (event.type === 'step' && event.phase === 'observe') tools.delete(event.actId);
   }
 

@@ -3,6 +3,7 @@ import { streamSSE } from 'hono/streaming';
 import type { RunEntry, RunRegistry } from './run-registry.js';
 import { claimDirect, directResponse } from './sse-direct.js';
 import { sseFrame } from './sse-frames.js';
+import { modelCallOf } from './model-call-event.js';
 import { honoSink, responseSink, type SseSink } from './sse-sinks.js';
 
 export interface SseOptions {
@@ -176,10 +177,11 @@ function interruptedFrame(entry: RunEntry, lastSent: number, resumable: boolean,
   let steps = 0;
   const usage = { inputTokens: 0, outputTokens: 0 };
   for (const event of sent) {
-    if (event.type !== 'step' || event.phase !== 'reason') continue;
+    const call = modelCallOf(event);
+    if (call === undefined || event.type !== 'step') continue;
     steps = Math.max(steps, event.index);
-    usage.inputTokens += event.usage.inputTokens;
-    usage.outputTokens += event.usage.outputTokens;
+    usage.inputTokens += call.usage?.inputTokens ?? 0;
+    usage.outputTokens += call.usage?.outputTokens ?? 0;
   }
   const first = sent[0];
   return sseFrame({
