@@ -191,7 +191,11 @@ export class QuotaGuard {
       Number.isFinite(this.maxConcurrentRuns)
         ? this.guarded(
             'run_slot',
-            (s) => s.acquireSlot(hold.slotKey, runId, this.maxConcurrentRuns, hold.slotTtlMs, false),
+            (s) =>
+              hold.taking(
+                'slot',
+                s.acquireSlot(hold.slotKey, runId, this.maxConcurrentRuns, hold.slotTtlMs, false),
+              ),
             checks,
           )
         : undefined,
@@ -199,19 +203,23 @@ export class QuotaGuard {
         ? this.guarded(
             'quota_check',
             (s) =>
-              s.reserve(
-                hold.quotaKey,
-                hold.initialHold(),
-                limit,
-                this.untilMidnightMs(hold.admittedAt) + 60_000,
-                false,
+              hold.taking(
+                'quota',
+                s.reserve(
+                  hold.quotaKey,
+                  hold.initialHold(),
+                  limit,
+                  this.untilMidnightMs(hold.admittedAt) + 60_000,
+                  false,
+                ),
               ),
             checks,
           )
         : undefined,
     ]);
     if (slot?.ok === false) {
-      if (reserved?.ok === true) await this.guarded('quota_settle', (s) => s.release(hold.quotaKey, runId));
+      // What the other took is given back (also a take that answers late: `RunHold.end`).
+      if (reserved?.ok !== false) await hold.end();
       return {
         ok: false,
         code: 'TOO_MANY_RUNS',
@@ -220,7 +228,7 @@ export class QuotaGuard {
       };
     }
     if (reserved?.ok === false) {
-      if (slot?.ok === true) await this.guarded('run_slot', (s) => s.releaseSlot(hold.slotKey, runId));
+      await hold.end(); // the slot it took (or may yet: a late answer)
       const usedUp = reserved.used + budget.maxSteps > limit;
       return {
         ok: false,

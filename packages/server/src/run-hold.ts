@@ -22,6 +22,10 @@ export class RunHold {
   readonly quotaKey: string;
   readonly slotKey: string;
   #ended = false;
+  /** Store calls that take (a slot, a reservation) whose answer has not come yet. */
+  readonly #unanswered = new Set<Promise<unknown>>();
+  /** What a take was sent for (answered or not): only that is ever given back. */
+  readonly #sent = { slot: false, quota: false };
 
   constructor(
     private readonly guard: QuotaGuard,
@@ -56,6 +60,29 @@ export class RunHold {
     return Number.isFinite(this.guard.maxConcurrentRuns);
   }
 
+  /**
+   * Records a store call that takes a slot or a reservation, and returns it. A take that fails
+   * open still lands later in the store: a give-back made before it landed is made again then,
+   * or the late take would keep the slot (or hold) until it expires.
+   */
+  taking<T>(what: 'slot' | 'quota', call: Promise<T>): Promise<T> {
+    this.#sent[what] = true;
+    this.#unanswered.add(call);
+    const landed = (): void => void this.#unanswered.delete(call);
+    call.then(landed, landed);
+    return call;
+  }
+
+  /**
+   * Gives back what a take was sent for: now, under a deadline of its own (never skipped for a
+   * spent budget), and again once a take still unanswered lands. Nothing sent, nothing to give.
+   */
+  #giveBack(what: 'slot' | 'quota', giveBack: () => Promise<unknown>): Promise<unknown> {
+    if (!this.#sent[what]) return Promise.resolve();
+    if (this.#unanswered.size > 0) void Promise.allSettled([...this.#unanswered]).then(giveBack);
+    return giveBack();
+  }
+
   initialHold(): Hold {
     return { id: this.runId, amount: this.budget.maxSteps, ttlMs: this.slotTtlMs };
   }
@@ -72,7 +99,11 @@ export class RunHold {
       this.#quota
         ? this.guard.guarded(
             'quota_check',
-            (s) => s.reserve(this.quotaKey, { id: this.runId, amount: left, ttlMs }, 0, this.#keyTtlMs, true),
+            (s) =>
+              this.taking(
+                'quota',
+                s.reserve(this.quotaKey, { id: this.runId, amount: left, ttlMs }, 0, this.#keyTtlMs, true),
+              ),
             this.checks,
           )
         : undefined,
@@ -114,20 +145,30 @@ export class RunHold {
     if (this.#ended) return;
     this.#ended = true;
     await Promise.all([
+      // Giving back is never skipped for a spent budget (its own deadline only): a late store
+      // answer earlier in the run must not keep the user's slot and hold taken until they expire.
       this.#quota
-        ? this.guard.guarded('quota_settle', (s) => s.release(this.quotaKey, this.runId), this.checks)
+        ? this.#giveBack('quota', () =>
+            this.guard.guarded('quota_settle', (s) => s.release(this.quotaKey, this.runId)),
+          )
         : undefined,
       this.#slots ? this.#slot(false) : undefined,
     ]);
   }
 
+  /** Takes a slot (under the run's budget) or gives it back (under a deadline of its own, never skipped). */
   #slot(take: boolean): Promise<unknown> {
+    if (!take)
+      return this.#giveBack('slot', () =>
+        this.guard.guarded('run_slot', (s) => s.releaseSlot(this.slotKey, this.runId)),
+      );
     return this.guard.guarded(
       'run_slot',
-      async (s): Promise<unknown> =>
-        take
-          ? s.acquireSlot(this.slotKey, this.runId, this.guard.maxConcurrentRuns, this.slotTtlMs, true)
-          : s.releaseSlot(this.slotKey, this.runId),
+      (s) =>
+        this.taking(
+          'slot',
+          s.acquireSlot(this.slotKey, this.runId, this.guard.maxConcurrentRuns, this.slotTtlMs, true),
+        ),
       this.checks,
     );
   }

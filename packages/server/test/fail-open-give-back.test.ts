@@ -6,10 +6,11 @@ import { bearerAuth, final, memoryLogger, writeAs } from './helpers.js';
 // README (Quota and rate limit): "Fail open. A quota protects cost; it is not an authorization
 // boundary … a rejection … or a missed deadline … lets the request through". And "Running runs
 // per principal … a run gives back its slot … when it ends".
-// One late answer of the limit store (80 ms once, then healthy again) spends the run's whole
-// fail-open budget, after which the run's settlement (release of its slot and hold) is *skipped*:
-// the slot the late call did take is never given back, and the user's next run is refused
-// 429 TOO_MANY_RUNS although nothing of theirs is running — the limit fails closed.
+// One late answer of the limit store (80 ms once, then healthy again) spent the run's whole
+// fail-open budget, after which the run's settlement (release of its slot and hold) was skipped
+// — and a release sent early would still land before the late take: the slot stayed taken, and
+// the user's next run was refused 429 TOO_MANY_RUNS although nothing of theirs ran (the limit
+// failed closed). A give-back is never skipped, and is made again when a late take lands.
 
 let server: ReinsServer | undefined;
 afterEach(async () => {
