@@ -66,6 +66,32 @@ export class Conversations {
     return { context };
   }
 
+  /**
+   * The run of a turn that `begin` opened did not start (its row could not be stored, the queue
+   * was away …): a conversation made for it is deleted; in one that was named, the turn is
+   * written as an `error` saying it did not start — never left `running`. Logged, not thrown.
+   */
+  async notStarted(
+    ownerId: string,
+    conversationId: string,
+    turn: { runId: string; query: string; at: number },
+    fresh: boolean,
+    why: string,
+  ): Promise<void> {
+    try {
+      if (fresh) await this.store.delete(conversationId, ownerId);
+      else
+        await this.store.addTurn(
+          conversationId,
+          ownerId,
+          { ...turn, status: 'error', answer: `(the run did not start: ${why})` },
+          this.#ttl,
+        );
+    } catch (error) {
+      this.logger.warn({ conversationId, runId: turn.runId, err: error }, 'conversation turn not closed');
+    }
+  }
+
   /** Writes the turn's outcome once its run has ended (a failure to store it is logged, not thrown). */
   async end(
     ownerId: string,

@@ -1,6 +1,6 @@
 import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import type { Principal } from 'reins';
+import { DependencyUnavailableError, type Principal } from 'reins';
 import { ApiError, notFound, unknownAgent } from '../http-error.js';
 import { checkBodyText } from '../refuse-bad-text.js';
 import { applyRunOptions, readRunOptions, type RunOptions } from '../run-options.js';
@@ -62,17 +62,15 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         return new Response(null, { status: 499 }); // nobody reads it (nginx's "client closed request")
       }
       let entry: RunEntry;
+      const conversationId = named ?? s.deps.newId();
+      const turn = { runId, query: input, at: s.deps.now() };
+      let turnOpened = false;
       try {
-        const conversationId = named ?? s.deps.newId();
         const { context } =
           s.conversations === undefined
             ? { context: undefined }
-            : await s.conversations.begin(
-                principal.id,
-                conversationId,
-                { runId, query: input, at: s.deps.now() },
-                named === undefined,
-              );
+            : await s.conversations.begin(principal.id, conversationId, turn, named === undefined);
+        turnOpened = s.conversations !== undefined;
         // Traced: the trace id is chosen now, stored with the run (its spans keep it across restarts):
         // the caller's, when its `traceparent` names its span (a malformed one is ignored).
         const parent = readTraceParent(c.req.header('traceparent'));
@@ -97,6 +95,15 @@ export function runRoutes(s: ServerState): Hono<AppEnv> {
         entry.traceId ??= traceId; // a queued run: a worker traces it under this id
       } catch (thrown) {
         await admitted.hold.end(); // never started: nothing is charged, the slot is free again
+        if (turnOpened) {
+          const why =
+            thrown instanceof ApiError
+              ? thrown.code
+              : thrown instanceof DependencyUnavailableError
+                ? 'SERVICE_UNAVAILABLE'
+                : 'INTERNAL';
+          await s.conversations?.notStarted(principal.id, conversationId, turn, named === undefined, why);
+        }
         throw thrown;
       }
       c.header('X-Run-Id', runId);
