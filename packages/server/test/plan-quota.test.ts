@@ -24,7 +24,10 @@ function planAgent(runs: number) {
   });
   const replies: string[] = [];
   for (let i = 0; i < runs; i++)
-    replies.push(plan([{ id: 's1', action: 'add', input: { a: i, b: 2 }, dependsOn: [] }]), final(`${i + 2}`));
+    replies.push(
+      plan([{ id: 's1', action: 'add', input: { a: i, b: 2 }, dependsOn: [] }]),
+      final(`${i + 2}`),
+    );
   const model = scriptModel(replies);
   return { model, agent: { kind: 'plan' as const, model, tools: [tool], limits: { maxSteps: 2 } } };
 }
@@ -36,7 +39,8 @@ afterEach(async () => {
 });
 
 const settle = async (s: ReinsServer): Promise<void> => {
-  for (let i = 0; i < 50 && s.runs.unfinished('alice').length > 0; i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 50 && s.runs.unfinished('alice').length > 0; i++)
+    await new Promise((r) => setTimeout(r, 10));
   await new Promise((r) => setTimeout(r, 20)); // the watcher settles the hold
 };
 

@@ -26,7 +26,9 @@ describe('clarify.onTimeout default that the validator rejects', () => {
       clarify: { maxQuestions: 1, timeoutMs: 20, onTimeout: { default: 'NOPE999' } },
     });
     // First question expires → default; the patched plan is invalid again → over the cap → default …
-    const record = await run.result.then(async (r) => (r.status === 'awaiting_input' ? await waitEnd(run) : r));
+    const record = await run.result.then(async (r) =>
+      r.status === 'awaiting_input' ? await waitEnd(run) : r,
+    );
     expect(calls).toEqual([]);
     // A bounded, explained outcome: not an INTERNAL error after ~100 identical plan versions.
     expect(record.status).toBe('stopped');
