@@ -53,6 +53,18 @@ describe('large results by reference', () => {
     expect(whole.rows[5]).toBe('5:'.padEnd(100, '菜'));
   });
 
+  it("a run's handle reads its own results only (runs share the blob store)", async () => {
+    const store = memoryBlobStore();
+    const first = await runWith(TEN_MB, store);
+    const second = await runWith(TEN_MB, store);
+    const ref = first.observation.resultRef?.ref ?? '';
+    expect(await first.run.readLargeField(ref)).toBeDefined();
+    expect(await second.run.readLargeField(ref)).toBeUndefined();
+    expect(
+      await second.run.readLargeField(`blob:${second.run.runId}/../${first.observation.actId}`),
+    ).toBeUndefined();
+  });
+
   it('the threshold counts UTF-8 bytes and is configuration (largeResultBytes)', async () => {
     // ~40 rows of 100 characters, mostly 3-byte: ~12 KB of JSON in UTF-8, ~4 KB in characters.
     expect(

@@ -115,7 +115,10 @@ export interface AgentRun extends AsyncIterable<RunEvent> {
    * stops: ends or pauses. Iterating the run itself is `follow(0)`.
    */
   follow(fromSeq: number): AsyncIterableIterator<RunEvent>;
-  /** A large result by its reference (`observation.resultRef.ref`); `undefined` when no longer stored. */
+  /**
+   * A large result of this run by its reference (`observation.resultRef.ref`); `undefined` when
+   * no longer stored, or when the reference is another run's (runs share a blob store).
+   */
   readLargeField(ref: string): Promise<unknown>;
   /**
    * Resolves `true` once every event so far is stored (at once for a run without `durable`);

@@ -1,6 +1,6 @@
 import type { RunEvent } from '../events.js';
 import { buildRunRecord, type RunRecord } from '../record.js';
-import { readLargeField, type BlobStore } from '../blob-store.js';
+import { blobRefFor, readLargeField, type BlobStore } from '../blob-store.js';
 import { CallbackList } from '../util/callback-list.js';
 import type { ClarifyAnswer, ClarifyAnswerResult, Clarifications, PendingQuestion } from '../plan/clarify.js';
 import type { ApprovalAnswer, ApprovalDecision, Approvals, PendingApproval } from './approvals.js';
@@ -62,6 +62,11 @@ export class RunHandle implements AgentRun {
   }
 
   readLargeField(ref: string): Promise<unknown> {
+    // This run's results only: runs share a blob store, and a ref is `blob:<run id>/<act id>`.
+    const own = blobRefFor(this.runId, '');
+    if (typeof ref !== 'string' || !ref.startsWith(own) || ref.includes('/', own.length)) {
+      return Promise.resolve(undefined);
+    }
     return readLargeField(this.#blobStore, ref);
   }
 
