@@ -307,7 +307,7 @@ describe('POST /v1/runs/:id/approve', () => {
   it('an approval nobody answers expires; the run then ends by itself and is released', async () => {
     const { placed, agent } = orderAgent([act('place_order', { item: 'eggs', qty: 2 }), final('expired')]);
     const { url } = await startWith({ ...agent, limits: { approvalTtlMs: 50 } });
-    const { runId } = await pausedRun(url);
+    const { runId, approval } = await pausedRun(url);
     let record = await getRecord(url, runId);
     for (let i = 0; i < 100 && record.status === 'awaiting_approval'; i++) {
       await sleep(20);
@@ -319,6 +319,10 @@ describe('POST /v1/runs/:id/approve', () => {
     }
     expect(record).toMatchObject({ status: 'success', final_answer: 'expired' });
     expect(placed).toEqual([]);
+    // Answered after its timer fired: told it expired (410), as an answer that comes late (it was 404).
+    const late = await postJson(approveUrl(url, runId), answerOf(approval), as('alice'));
+    expect(late.status).toBe(410);
+    expect(late.body).toMatchObject({ error: { code: 'TIMEOUT' } });
     // Released once its entry has noted the final record (the record is readable a tick earlier).
     for (let i = 0; i < 50 && (current.running?.server.runs.unfinished('alice').length ?? 0) > 0; i++)
       await sleep(10);

@@ -147,6 +147,13 @@ describe('plan agents over HTTP: a question, the answer, the resumed run', () =>
     expect(late.body).toMatchObject({ error: { code: 'TIMEOUT' } });
     for (let i = 0; i < 100 && queried.length === 0; i++) await sleep(10);
     expect(queried).toEqual([{ patient_id: 'zhangsan', hospital_code: 'BJXH001' }]);
+    // Asked again once the run has gone on: still told it expired (it was a 409 "not waiting").
+    const again = await postJson(
+      answerUrl(running.url, runId),
+      { questionId: question.questionId, answer: 'WHXH001' },
+      as('alice'),
+    );
+    expect(again.status).toBe(410);
   });
 
   it('a ReAct agent without clarify still ends an ask as a message; answering it is a 409', async () => {

@@ -73,6 +73,8 @@ export class Approvals {
   answer(decision: ApprovalDecision): ApprovalAnswer {
     const pending = this.#wait.request;
     if (pending === undefined || pending.actId !== decision.actId) {
+      if (this.#wait.lastExpired?.actId === decision.actId && decision.by.id === this.owner.id)
+        return { ok: false, code: 'TIMEOUT', message: 'the approval expired' };
       return {
         ok: false,
         code: 'NOT_FOUND',

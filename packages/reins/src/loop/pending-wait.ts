@@ -16,6 +16,8 @@ export type WaitEnd =
  */
 export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
   #pending: { request: R; settle(outcome: Answer | WaitEnd): void; timer: unknown } | undefined;
+  /** The last request whose time ran out: an answer to it is told it expired, not that it never was. */
+  lastExpired: R | undefined;
 
   /**
    * How a wait was settled before the process restarted (a run rebuilt from its log): such a
@@ -46,6 +48,7 @@ export class PendingWait<R extends { readonly expiresAt: number }, Answer> {
         if (this.#pending?.request !== request) return;
         this.timers.clearTimer(this.#pending.timer);
         this.#pending = undefined;
+        if ((outcome as Partial<WaitEnd>).kind === 'expired') this.lastExpired = request;
         onSettled(outcome);
         resolve(outcome);
       };

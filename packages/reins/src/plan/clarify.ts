@@ -84,6 +84,9 @@ export class Clarifications {
   answer(answer: ClarifyAnswer): ClarifyAnswerResult {
     const pending = this.#wait.request;
     if (pending === undefined || pending.questionId !== answer.questionId) {
+      const mine = answer.by === undefined || answer.by.id === this.owner.id;
+      if (this.#wait.lastExpired?.questionId === answer.questionId && mine)
+        return { ok: false, code: 'TIMEOUT', message: 'the question expired' };
       return {
         ok: false,
         code: 'NOT_FOUND',

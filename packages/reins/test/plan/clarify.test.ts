@@ -114,9 +114,10 @@ describe('the clarification subflow (seed 001: 协和 → three hospitals)', () 
     expect(record.status).toBe('success');
     expect(calls.map((c) => c.input)).toEqual([{ patient_id: 'zhangsan', hospital_code: 'BJXH001' }]);
     const question = questions(run.events)[0];
+    // Answered after it expired: told so (TIMEOUT, the server's 410), not that it never was.
     expect(run.answer({ questionId: question?.questionId ?? '', value: 'WHXH001' })).toMatchObject({
       ok: false,
-      code: 'NOT_FOUND',
+      code: 'TIMEOUT',
     });
   });
 

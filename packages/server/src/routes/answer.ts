@@ -33,11 +33,15 @@ export function answerHandlers(s: ServerState) {
     const entry = await findRun(s, c.req.param('id') ?? '', principal.id);
     if (entry === undefined) throw notFound();
     const request = await readAnswerRequest(c);
-    if (entry.feed.phase !== 'paused' || entry.run.pendingQuestion === undefined) {
-      throw new ApiError(409, 'CONFLICT', 'the run is not waiting for an answer');
-    }
     const from = entry.events.length;
     const answer = { questionId: request.questionId, value: request.answer, by: principal };
+    if (entry.feed.phase !== 'paused' || entry.run.pendingQuestion === undefined) {
+      // A question that expired is told so (410), as one answered late (in memory: the run
+      // remembers its last expired question; a queued run's worker is not asked for that).
+      const late = s.shared === undefined ? entry.run.answer(answer) : undefined;
+      if (late?.ok === false && late.code === 'TIMEOUT') throw new ApiError(410, 'TIMEOUT', late.message);
+      throw new ApiError(409, 'CONFLICT', 'the run is not waiting for an answer');
+    }
     const result = s.shared === undefined ? entry.run.answer(answer) : await s.shared.answer(entry, answer);
     entry.feed.poke();
     const log = s.logger.child({ runId: entry.runId, agent: entry.agent });
