@@ -122,8 +122,8 @@ const orNull = (value: number | null | undefined): number | null =>
 export function nutritionTool(lookup: NutritionLookup, options: NutritionToolOptions = {}) {
   return defineTool({
     name: 'nutrition_lookup',
-    version: '1',
-    lastUpdated: '2026-12-02',
+    version: '2', // 2: a dish ingredient's notGiven nutrients
+    lastUpdated: '2026-12-04',
     description:
       'Nutrition per 100 g edible portion of one food or ingredient (Chinese or English name, e.g. 鸡蛋, pork) ' +
       "from the IFCT 2017 table; for one of the household's dishes (e.g. 番茄炒蛋), per serving computed from " +
