@@ -1,9 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { defineTool } from 'reins';
 import { scriptModel } from 'reins/testing';
 import { createReinsServer, type ReinsServer } from '@reins/server';
-import { bearerAuth, final, memoryLogger, writeAs } from './helpers.js';
+import { bearerAuth, countingAdd, final, memoryLogger, writeAs } from './helpers.js';
 
 // A plan agent makes two model calls per question: the planner (logged as `step {phase: "plan"}`)
 // and the responder (`step {phase: "reason"}`). README: "Daily model-call quota per principal …
@@ -14,14 +12,7 @@ import { bearerAuth, final, memoryLogger, writeAs } from './helpers.js';
 const plan = (steps: unknown[]): string => JSON.stringify({ thought: 'planning', steps });
 
 function planAgent(runs: number) {
-  const tool = defineTool({
-    name: 'add',
-    description: 'Add two numbers.',
-    input: z.object({ a: z.number(), b: z.number() }),
-    output: z.object({ sum: z.number() }),
-    readOnly: true,
-    run: ({ a, b }) => ({ sum: a + b }),
-  });
+  const { tool } = countingAdd();
   const replies: string[] = [];
   for (let i = 0; i < runs; i++)
     replies.push(
