@@ -284,8 +284,8 @@ const MUTANTS = [
   [
     'approval usable twice',
     `${loop}pending-wait.ts`,
-    '        this.#pending = undefined;\n        onSettled(outcome);',
-    '        onSettled(outcome);',
+    '        this.#pending = undefined;\n        if ((outcome',
+    '        if ((outcome',
   ],
   [
     'a late answer accepted',
