@@ -132,10 +132,10 @@ export {
   clarifierNode,
   executorNode,
   responderNode,
-  routerNode,
   patchPlan,
   DEFAULT_PLAN_NODES,
 } from './plan/plan-nodes.js';
+export { routerNode } from './plan/plan-router.js';
 export {
   DEFAULT_MAX_QUESTIONS,
   MAX_ANSWER_CHARS,
