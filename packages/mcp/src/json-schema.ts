@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { localRefTarget } from 'reins';
 
 type Json = Record<string, unknown>;
 
@@ -76,7 +77,7 @@ function base64Paths(
   if (isBase64(schema)) out.push(path);
   const ref = schema.$ref;
   if (typeof ref === 'string' && !following.has(ref)) {
-    base64Paths(localRef(root, ref), root, path, out, new Set([...following, ref]));
+    base64Paths(localRefTarget(root, ref), root, path, out, new Set([...following, ref]));
   }
   const go = (sub: unknown, segment?: Segment): void => {
     base64Paths(sub, root, segment === undefined ? path : [...path, segment], out, following);
@@ -95,16 +96,6 @@ function base64Paths(
   if (isRecord(schema.items)) go(schema.items, EACH);
   if (isRecord(schema.additionalItems)) go(schema.additionalItems, EACH);
   return out;
-}
-
-/** The subschema a local `$ref` (`#/…`) points at; `undefined` for any other reference. */
-function localRef(root: unknown, ref: string): unknown {
-  if (!ref.startsWith('#/')) return undefined;
-  const keys = ref
-    .slice(2)
-    .split('/')
-    .map((key) => decodeURIComponent(key).replaceAll('~1', '/').replaceAll('~0', '~'));
-  return keys.reduce<unknown>((node, key) => (isRecord(node) ? node[key] : undefined), root);
 }
 
 /** Every string at `path` in `value` (an `EACH` segment: every element), with its concrete path. */

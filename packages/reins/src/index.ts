@@ -205,6 +205,7 @@ export {
 export { autoMaxSteps, AUTO_MAX_STEPS, AUTO_MIN_STEPS, type AutoSteps } from './auto-steps.js';
 export { chooseLimits, type ChosenLimits } from './loop/run-limits.js';
 export { canonicalJson } from './util/canonical-json.js';
+export { localRefTarget } from './util/local-ref.js';
 export { loadLazyParts } from './lazy-parts.js';
 export { defaultDeps, type RunDeps } from './util/deps.js';
 export { FollowCursor } from './util/follow-cursor.js';

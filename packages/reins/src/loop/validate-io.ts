@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { describeThrown } from '../errors.js';
+import { localRefTarget } from '../util/local-ref.js';
 
 export interface Issue {
   readonly path: string;
@@ -151,14 +152,7 @@ export function sandboxInput(
  */
 export function deref(schema: unknown, root: unknown): unknown {
   for (let hops = 0; hops < 16 && isRecord(schema) && typeof schema.$ref === 'string'; hops++) {
-    const ref = schema.$ref;
-    if (ref !== '#' && !ref.startsWith('#/')) return schema;
-    let here: unknown = root;
-    for (const part of ref.slice(2).split('/')) {
-      if (part === '') continue;
-      const key = decodeURIComponent(part).replaceAll('~1', '/').replaceAll('~0', '~');
-      here = isRecord(here) && Object.hasOwn(here, key) ? here[key] : undefined;
-    }
+    const here = localRefTarget(root, schema.$ref);
     if (here === undefined) return schema;
     schema = here;
   }
