@@ -1,4 +1,5 @@
 import { toolSpec } from '../loop/tool-catalog.js';
+import { isRecord } from '../loop/validate-io.js';
 import type { AnyTool } from '../tool.js';
 
 type Json = Readonly<Record<string, unknown>>;
@@ -54,8 +55,4 @@ function typesOf(schema: Json | undefined): readonly unknown[] {
   // `z.number().optional()` and friends: the type is one of the alternatives.
   const alternatives = schema.anyOf ?? schema.oneOf;
   return Array.isArray(alternatives) ? alternatives.flatMap((a) => typesOf(isRecord(a) ? a : undefined)) : [];
-}
-
-function isRecord(value: unknown): value is Json {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
