@@ -94,6 +94,11 @@ describe('error mapping', () => {
     expect(errorFromThrown(timeout, site, 'cancelled').code).toBe('CANCELLED');
   });
 
+  it("cleans an SDK error's message like any server text (it may quote the server)", () => {
+    const quoted = new SdkError(SdkErrorCode.ConnectionClosed, 'closed: \u202eevil\u0007 \u{E0041}\u{E0042}');
+    expect(errorFromThrown(quoted, site, undefined).message).toBe('s/t: closed: evil');
+  });
+
   it('maps isError results by declared code first, then by what the text says', () => {
     const declared = JSON.stringify({ error: { code: 'RATE_LIMITED', message: 'slow down' } });
     expect(errorFromResult(declared, undefined, site)).toMatchObject({ code: 'RATE_LIMITED' });
