@@ -58,5 +58,9 @@ describe('daily model-call quota with a plan agent', () => {
     expect(model.calls.length).toBeGreaterThanOrEqual(4); // two runs of two model calls each went through
     expect(statuses).toEqual([200, 200, 429]); // the third would be model calls 5 and 6 of a 4-call day
     expect(await server.quota.used('alice')).toBe(4); // planner + responder, twice
+    // The same rule for the metrics: the planner's calls are model steps of phase "plan".
+    const metrics = await (await server.app.request('/metrics')).text();
+    expect(metrics).toMatch(/^reins_step_duration_seconds_count\{agent="planner",phase="plan"\} 2$/m);
+    expect(metrics).toMatch(/^reins_step_duration_seconds_count\{agent="planner",phase="reason"\} 2$/m);
   });
 });
