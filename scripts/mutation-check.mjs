@@ -33,14 +33,14 @@ export const PLAN_MUTANTS = [
   ],
   [
     'step failing INVALID_PARAMETER re-planned without bound',
-    `${plan}plan-nodes.ts`,
+    `${plan}plan-router.ts`,
     'if (state.replans >= ctx.maxReplans || !roomForPlanner(ctx)) return',
     'if (!roomForPlanner(ctx)) return',
     planTests,
   ],
   [
     'invalid plan re-planned without bound',
-    `${plan}plan-nodes.ts`,
+    `${plan}plan-router.ts`,
     'if (state.replans < ctx.maxReplans && roomForPlanner(ctx)) {',
     'if (roomForPlanner(ctx)) {',
     planTests,
