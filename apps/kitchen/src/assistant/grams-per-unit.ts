@@ -28,6 +28,8 @@ const BY_UNIT: Readonly<Record<string, number>> = {
 /** [unit, name fragment, grams of one]: typical edible weights of one piece. First match wins. */
 const BY_PIECE: readonly (readonly [string, string, number])[] = [
   ['个', '鸡蛋', 50],
+  ['个', '鸭蛋', 60],
+  ['个', '鹌鹑蛋', 10],
   ['个', '番茄', 150],
   ['个', '西红柿', 150],
   ['个', '土豆', 150],

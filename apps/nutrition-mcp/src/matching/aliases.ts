@@ -31,6 +31,9 @@ export const ALIASES: readonly Alias[] = [
     note: 'IFCT lists chicken cuts only; skinless breast is taken as the representative.',
   },
   { names: ['鸡蛋', '蛋', 'egg', 'eggs'], match: { terms: ['Egg'], groups: ['Egg and Egg Products'] } },
+  { names: ['鸭蛋', 'duck egg', 'duck eggs'], match: { terms: ['Egg, duck'] } },
+  // "quial": the table's own spelling.
+  { names: ['鹌鹑蛋', 'quail egg', 'quail eggs'], match: { terms: ['Egg, quial'] } },
   {
     names: ['排骨', 'spare ribs', 'pork ribs'],
     match: { codes: ['O049'] },
