@@ -180,9 +180,9 @@ export class ToolCatalog {
     const skipped: SkippedTool[] = [];
     for (const [name, listed] of this.#live) {
       const imported = this.#imported.get(name);
-      if (imported?.fingerprint === listed.fingerprint && imported.reason !== undefined) {
-        skipped.push({ name, reason: imported.reason });
-      }
+      if (imported?.fingerprint !== listed.fingerprint) continue;
+      const reason = imported.reason ?? this.#clashReason(imported.tool, name);
+      if (reason !== undefined) skipped.push({ name, reason });
     }
     return skipped;
   }
@@ -190,7 +190,7 @@ export class ToolCatalog {
   #import(listed: Listed): AnyTool | undefined {
     const name = listed.definition.name;
     const known = this.#imported.get(name);
-    if (known?.fingerprint === listed.fingerprint) return known.tool;
+    if (known?.fingerprint === listed.fingerprint) return this.#unlessClashing(known.tool, name);
     const version = this.#versionOf(listed.definition);
     const lastUpdated = this.#firstSeen.get(listed.fingerprint);
     const meta = {
@@ -198,20 +198,28 @@ export class ToolCatalog {
       ...(lastUpdated === undefined ? {} : { lastUpdated }),
     };
     const result = importTool(listed.definition, listed.fingerprint, this.#options, this.#call, meta);
-    const clash = result.ok && this.#clashes(result.tool.name, name);
     const record = result.ok
-      ? clash
-        ? { fingerprint: listed.fingerprint, reason: `name ${result.tool.name} clashes with another tool` }
-        : { fingerprint: listed.fingerprint, tool: result.tool }
+      ? { fingerprint: listed.fingerprint, tool: result.tool }
       : { fingerprint: listed.fingerprint, reason: result.reason };
     this.#imported.set(name, record);
-    return record.tool;
+    return this.#unlessClashing(record.tool, name);
   }
 
-  #clashes(reins: string, mcpName: string): boolean {
+  /**
+   * An imported tool, unless another listed tool has its Reins name (then neither is offered).
+   * Judged on the listing of now, not kept with the import: once the other tool is gone, this
+   * one is offered again.
+   */
+  #unlessClashing(tool: AnyTool | undefined, mcpName: string): AnyTool | undefined {
+    return this.#clashReason(tool, mcpName) === undefined ? tool : undefined;
+  }
+
+  #clashReason(tool: AnyTool | undefined, mcpName: string): string | undefined {
+    if (tool === undefined) return undefined;
     for (const other of this.#live.keys()) {
-      if (other !== mcpName && reinsName(this.#options.prefix, other) === reins) return true;
+      if (other !== mcpName && reinsName(this.#options.prefix, other) === tool.name)
+        return `name ${tool.name} clashes with another tool`;
     }
-    return false;
+    return undefined;
   }
 }
