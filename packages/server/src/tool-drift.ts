@@ -1,6 +1,8 @@
 import type { AnyTool } from 'reins';
 import {
+  answerWithin,
   checkToolDrift,
+  DEFAULT_SOURCE_TIMEOUT_MS,
   type ToolDefinitionSnapshot,
   type ToolDefinitionSource,
   type ToolDriftReport,
@@ -29,6 +31,12 @@ export interface ToolDriftOptions {
   readonly sources?: readonly ToolDefinitionSource[];
   /** How often (`REINS_TOOL_DRIFT_CHECK_MS`); default 6 h. The first check runs at start. */
   readonly intervalMs?: number;
+  /**
+   * How long a source's listing (and `approved`) may take (default 30 s). A source that does
+   * not answer in time is reported unchecked; `approved` that does not, fails the check. Either
+   * way the check ends: one that never did kept every later check waiting on it.
+   */
+  readonly sourceTimeoutMs?: number;
 }
 
 /** The last check's outcome. */
@@ -57,7 +65,11 @@ export class ToolDriftWatch {
     if (!Number.isInteger(intervalMs) || intervalMs <= 0) {
       throw new RangeError(`toolDrift.intervalMs must be a positive integer, got ${intervalMs}`);
     }
-    this.#options = { ...options, intervalMs };
+    const sourceTimeoutMs = options.sourceTimeoutMs ?? DEFAULT_SOURCE_TIMEOUT_MS;
+    if (!Number.isInteger(sourceTimeoutMs) || sourceTimeoutMs <= 0) {
+      throw new RangeError(`toolDrift.sourceTimeoutMs must be a positive integer, got ${sourceTimeoutMs}`);
+    }
+    this.#options = { ...options, intervalMs, sourceTimeoutMs };
     this.#tools = options.tools ?? agentTools;
     this.#logger = logger;
     this.#now = now;
@@ -90,13 +102,16 @@ export class ToolDriftWatch {
 
   async #check(): Promise<DriftState> {
     try {
-      const approved = (await this.#options.approved()) ?? [];
+      const timeoutMs = this.#options.sourceTimeoutMs ?? DEFAULT_SOURCE_TIMEOUT_MS;
+      const reading = Promise.resolve().then(() => this.#options.approved());
+      const approved = (await answerWithin(reading, timeoutMs, 'the approved definitions')) ?? [];
       const report = await checkToolDrift(
         {
           tools: this.#tools,
           ...(this.#options.sources === undefined ? {} : { sources: this.#options.sources }),
         },
         approved,
+        { sourceTimeoutMs: timeoutMs },
       );
       this.#state = { kind: 'checked', report, at: this.#now() };
       this.#log(report);

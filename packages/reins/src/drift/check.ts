@@ -24,15 +24,47 @@ export interface CurrentDefinitions {
   readonly unchecked: UncheckedSource[];
 }
 
+export interface DriftCheckOptions {
+  /**
+   * How long a source may take to list its definitions before it is reported unchecked
+   * (default 30 s): a server that never answers must not hold the check open.
+   */
+  readonly sourceTimeoutMs?: number;
+}
+
+/** The default of `DriftCheckOptions.sourceTimeoutMs`. */
+export const DEFAULT_SOURCE_TIMEOUT_MS = 30_000;
+
+/**
+ * `pending`'s outcome, or a rejection saying `what` did not answer within `ms`. The timer is
+ * cleared when `pending` settles first, and does not hold the process open.
+ */
+export function answerWithin<T>(pending: Promise<T> | T, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not answer within ${ms} ms`)), ms);
+    (timer as { unref?: () => void }).unref?.();
+  });
+  return Promise.race([Promise.resolve(pending), late]).finally(() => clearTimeout(timer));
+}
+
 /** The definitions in use now (a name seen twice counts once: the first). */
-export async function currentDefinitions(set: ToolSet): Promise<CurrentDefinitions> {
+export async function currentDefinitions(
+  set: ToolSet,
+  options: DriftCheckOptions = {},
+): Promise<CurrentDefinitions> {
+  const timeoutMs = options.sourceTimeoutMs ?? DEFAULT_SOURCE_TIMEOUT_MS;
+  if (!Number.isInteger(timeoutMs) || timeoutMs <= 0)
+    throw new RangeError(`sourceTimeoutMs must be a positive integer, got ${timeoutMs}`);
   const byName = new Map<string, ToolDefinitionSnapshot>();
   for (const tool of set.tools ?? []) if (!byName.has(tool.name)) byName.set(tool.name, toolDefinition(tool));
   const unchecked: UncheckedSource[] = [];
   const listed = await Promise.all(
     (set.sources ?? []).map(async (s) => {
       try {
-        return await s.toolDefinitions();
+        // A listing that throws synchronously is a failed listing too.
+        const listing = Promise.resolve().then(() => s.toolDefinitions());
+        return await answerWithin(listing, timeoutMs, 'its listing');
       } catch (thrown) {
         unchecked.push({
           source: s.source,
@@ -50,7 +82,8 @@ export async function currentDefinitions(set: ToolSet): Promise<CurrentDefinitio
 export async function checkToolDrift(
   set: ToolSet,
   approved: readonly ToolDefinitionSnapshot[],
+  options: DriftCheckOptions = {},
 ): Promise<ToolDriftReport> {
-  const { definitions, unchecked } = await currentDefinitions(set);
+  const { definitions, unchecked } = await currentDefinitions(set, options);
   return compareToolDefinitions(approved, definitions, unchecked);
 }

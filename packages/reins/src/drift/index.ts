@@ -25,6 +25,9 @@ export {
 export {
   checkToolDrift,
   currentDefinitions,
+  answerWithin,
+  DEFAULT_SOURCE_TIMEOUT_MS,
+  type DriftCheckOptions,
   type ToolDefinitionSource,
   type ToolSet,
   type CurrentDefinitions,
