@@ -5,6 +5,7 @@ import { launchRun, readRequestRecord, requestRecord, storedTraceId, type RunReq
 import type { RunEntry } from './run-registry.js';
 import type { ServerState } from './server-state.js';
 import { StoredRun, holdEndedRun } from './stored-run.js';
+import { SharedByKey } from './shared-by-key.js';
 
 export interface DurableRunsOptions {
   /** Where runs and their event logs are kept (`memoryRunStore()`, or `sqlRunStore` of `@reins/stores`). */
@@ -44,7 +45,8 @@ export class DurableRuns {
   readonly #options: DurableRunsOptions;
   readonly #logger: Logger;
   readonly #metrics: ServerMetrics;
-  readonly #loading = new Map<string, Promise<Loaded | undefined>>();
+  readonly #loading = new SharedByKey<Loaded>();
+  readonly #reading = new SharedByKey<LoadedRun | undefined>();
   #recovering: Promise<RecoveryReport> | undefined;
   #closed = false;
   /** Writes under way, and when one last succeeded and last failed (`performance.now()`): for the health check. */
@@ -124,7 +126,7 @@ export class DurableRuns {
   find(s: ServerState, runId: string, ownerId: string): Promise<RunEntry | undefined> {
     const held = s.registry.get(runId, ownerId);
     if (held !== undefined) return Promise.resolve(held);
-    return this.#loadOnce(s, runId).then((found) =>
+    return this.#loadOnce(s, runId, ownerId).then((found) =>
       found?.entry.ownerId === ownerId ? found.entry : undefined,
     );
   }
@@ -183,24 +185,31 @@ export class DurableRuns {
     this.#closed = true;
   }
 
-  /** `#load`, one at a time per run: concurrent callers share it (a run is never rebuilt twice). */
-  #loadOnce(s: ServerState, runId: string): Promise<Loaded | undefined> {
-    let loading = this.#loading.get(runId);
-    if (loading === undefined) {
-      loading = this.#load(s, runId).finally(() => this.#loading.delete(runId));
-      this.#loading.set(runId, loading);
-    }
-    return loading;
+  /**
+   * A run read back from the store and held, one at a time per run: concurrent callers share
+   * the read and what follows (a run is never rebuilt twice). With `ownerId` (a request), another
+   * user's run is left as stored: not rebuilt, resumed or held on a stranger's request.
+   */
+  #loadOnce(s: ServerState, runId: string, ownerId?: string): Promise<Loaded | undefined> {
+    const loading = this.#loading.get(runId);
+    if (loading !== undefined) return loading;
+    return this.#reading
+      .run(runId, () => this.#store.load(runId))
+      .then((loaded) =>
+        loaded === undefined || (ownerId !== undefined && loaded.run.ownerId !== ownerId)
+          ? undefined
+          : this.#loading.run(runId, () => this.#load(s, loaded)),
+      );
   }
 
   /**
-   * A run this process does not hold, from the store: replayed if it ended; rebuilt live if
-   * paused or running (with `resume: false` a running one is ended `interrupted`, as at start).
+   * A run this process does not hold, as read from the store: replayed if it ended; rebuilt
+   * live if paused or running (with `resume: false` a running one is ended `interrupted`, as at
+   * start).
    */
-  async #load(s: ServerState, runId: string): Promise<Loaded | undefined> {
-    const loaded = await this.#store.load(runId);
-    if (loaded === undefined) return undefined;
+  async #load(s: ServerState, loaded: LoadedRun): Promise<Loaded> {
     const { run } = loaded;
+    const runId = run.runId;
     const held = s.registry.get(runId, run.ownerId);
     if (held !== undefined) return { entry: held, how: 'held' };
     const paused = isPausedStatus(run.status);

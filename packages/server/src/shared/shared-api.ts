@@ -7,6 +7,7 @@ import {
   type ApprovalDecision,
   type ClarifyAnswer,
   type ClarifyAnswerResult,
+  type LoadedRun,
   type RunEvent,
   type RunStore,
 } from 'reins';
@@ -15,6 +16,7 @@ import type { Logger } from '../logging.js';
 import type { RunEntry, RunRegistry } from '../run-registry.js';
 import type { ServerState } from '../server-state.js';
 import { holdEndedRun } from '../stored-run.js';
+import { SharedByKey } from '../shared-by-key.js';
 import { storedTraceId, type RunRequest } from '../launch-run.js';
 import { RemoteRun } from './remote-run.js';
 import type { Reply, RunBus } from './run-bus.js';
@@ -49,7 +51,8 @@ export class SharedApi {
   readonly #logger: Logger;
   readonly #replyTimeoutMs: number;
   readonly #waiting = new Map<string, (reply: Reply) => void>();
-  readonly #opening = new Map<string, Promise<RunEntry | undefined>>();
+  readonly #opening = new SharedByKey<RunEntry | undefined>();
+  readonly #reading = new SharedByKey<LoadedRun | undefined>();
   /** The runs followed here (not ended): re-read from the store when quiet, or after Redis came back. */
   readonly #followed = new Map<RemoteRun, RunEntry>();
   #registry: RunRegistry | undefined;
@@ -145,11 +148,16 @@ export class SharedApi {
   find(s: ServerState, runId: string, ownerId: string): Promise<RunEntry | undefined> {
     const held = s.registry.get(runId, ownerId);
     if (held !== undefined) return Promise.resolve(held);
-    let opening = this.#opening.get(runId);
-    if (opening === undefined) {
-      opening = this.#openStored(s, runId).finally(() => this.#opening.delete(runId));
-      this.#opening.set(runId, opening);
-    }
+    // Another user's run is left as stored: not held here, nor followed, on a stranger's request.
+    const opening =
+      this.#opening.get(runId) ??
+      this.#reading
+        .run(runId, () => this.#store.load(runId))
+        .then((loaded) =>
+          loaded?.run.ownerId === ownerId
+            ? this.#opening.run(runId, () => this.#openStored(s, loaded))
+            : undefined,
+        );
     return opening.then((entry) => (entry?.ownerId === ownerId ? entry : undefined));
   }
 
@@ -225,10 +233,9 @@ export class SharedApi {
     );
   }
 
-  async #openStored(s: ServerState, runId: string): Promise<RunEntry | undefined> {
-    const loaded = await this.#store.load(runId);
-    if (loaded === undefined) return undefined;
+  async #openStored(s: ServerState, loaded: LoadedRun): Promise<RunEntry | undefined> {
     const { run, events } = loaded;
+    const runId = run.runId;
     const live = run.status === 'running' || isPausedStatus(run.status);
     if (!live) return holdEndedRun(s.registry, loaded);
     const remote = await RemoteRun.open(
