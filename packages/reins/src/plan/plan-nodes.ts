@@ -236,6 +236,14 @@ export const responderNode: PlanNode = {
       ),
     );
     const decision = parse.ok ? parse.value : undefined;
+    if (decision?.kind === 'action' || decision?.kind === 'actions') {
+      // Tools are off for the answer (the last step): a call asked for here is not an answer,
+      // and its JSON is not shown as one. Ended as the ReAct loop ends such a last step.
+      const asked = decision.kind === 'action' ? [decision.action] : decision.actions.map((a) => a.action);
+      const text = `Stopped: asked for the answer, the model asked to call ${[...new Set(asked)].join(', ')} instead (tools are off for the answer); no answer was written.`;
+      state.end = { kind: 'stop', reason: 'max_steps', text };
+      return state;
+    }
     state.end =
       decision?.kind === 'final'
         ? {
