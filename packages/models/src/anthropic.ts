@@ -11,6 +11,7 @@ import { failureFromResponse, failureFromThrown } from './http-failure.js';
 import { nodeHttpPost, type HttpPost } from './http-post.js';
 import { callBudget } from './call-budget.js';
 import { cappedBody, replyCap, replyText } from './reply-cap.js';
+import { endpointOf } from './endpoint.js';
 import { MALFORMED, MALFORMED_STREAM, TRUNCATED_STREAM, sseJson } from './sse-data.js';
 
 export interface AnthropicOptions {
@@ -50,6 +51,8 @@ interface ContentBlock {
 }
 
 interface AnthropicMessage {
+  type?: string;
+  error?: { type?: string; message?: string };
   content?: ContentBlock[];
   usage?: { input_tokens?: number; output_tokens?: number };
 }
@@ -82,7 +85,7 @@ interface WireTurn {
  * `SERVICE_UNAVAILABLE`, also when it arrives mid-stream).
  */
 export function anthropic(options: AnthropicOptions): Model {
-  const baseURL = (options.baseURL ?? 'https://api.anthropic.com').replace(/\/+$/, '');
+  const endpoint = endpointOf(options.baseURL ?? 'https://api.anthropic.com', '/v1/messages');
   const post = options.post ?? nodeHttpPost;
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxBytes = replyCap(options.maxModelReplyBytes);
@@ -96,12 +99,7 @@ export function anthropic(options: AnthropicOptions): Model {
           'x-api-key': options.apiKey,
           'anthropic-version': options.version ?? '2023-06-01',
         };
-        const response = await post(
-          `${baseURL}/v1/messages`,
-          headers,
-          JSON.stringify(body(options, request)),
-          signal,
-        );
+        const response = await post(endpoint, headers, JSON.stringify(body(options, request)), signal);
         if (response.status < 200 || response.status > 299) {
           const failure = await failureFromResponse(response);
           return stopped() ?? { ok: false, error: failure };
@@ -224,7 +222,18 @@ function readMessage(raw: string, request: ModelRequest): ModelResult {
       error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed response' },
     };
   }
-  const blocks = Array.isArray(message.content) ? message.content : [];
+  // A 2xx that carries an error, or no content at all, is no answer: failure data, not blank text.
+  if (message === null || typeof message !== 'object' || message.type === 'error') {
+    const text = `${message?.error?.type ?? 'error'}: ${message?.error?.message ?? 'no details'}`;
+    return { ok: false, error: { code: codeForStreamError(message?.error?.type), message: text } };
+  }
+  if (!Array.isArray(message.content)) {
+    return {
+      ok: false,
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed response (no content)' },
+    };
+  }
+  const blocks = message.content;
   const text = blocks
     .filter((block) => block.type === 'text')
     .map((block) => block.text ?? '')

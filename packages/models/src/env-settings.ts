@@ -53,7 +53,7 @@ export function urlSetting(env: Env, name: string): string | undefined {
     url = undefined;
   }
   if (url === undefined || (url.protocol !== 'http:' && url.protocol !== 'https:')) {
-    throw new ModelConfigError(`${name}=${JSON.stringify(raw)} is not an http(s) URL`);
+    throw new ModelConfigError(`${name}=${JSON.stringify(maskUrl(raw))} is not an http(s) URL`);
   }
   return raw;
 }
@@ -68,5 +68,20 @@ export function providerSpec(name: string, raw: string): string {
 
 export function mask(secret: string | undefined): string {
   if (secret === undefined) return '(not set)';
-  return secret.length <= 8 ? '****' : `${secret.slice(0, 3)}…${secret.slice(-4)}`;
+  // Enough to tell two keys apart, never most of one: a short key is not shown at all.
+  return secret.length < 20 ? '****' : `${secret.slice(0, 3)}…${secret.slice(-4)}`;
+}
+
+/** A URL as printed: a password in it and the values of its query (an API key may be one) masked. */
+export function maskUrl(raw: string | undefined): string {
+  if (raw === undefined) return '(default)';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return '****';
+  }
+  if (url.password !== '') url.password = '****';
+  for (const key of [...url.searchParams.keys()]) url.searchParams.set(key, '****');
+  return url.toString();
 }

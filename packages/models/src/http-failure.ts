@@ -15,9 +15,11 @@ export function codeForStatus(status: number): ErrorCode {
 /** Seconds or an HTTP date, as milliseconds from now; undefined when absent or unreadable. */
 export function retryAfterMs(header: string | null, now: number = Date.now()): number | undefined {
   if (header === null || header.trim() === '') return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(header);
+  const text = header.trim();
+  // delay-seconds is digits only (RFC 9110 §10.2.3): not hex, an exponent or a sign.
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  if (/^[+-]?(\d|\.\d|0[xob])/i.test(text)) return undefined; // a number, but not delay-seconds
+  const date = Date.parse(text);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 

@@ -4,6 +4,7 @@ import { anthropic } from './anthropic.js';
 import {
   ModelConfigError,
   mask,
+  maskUrl,
   numberSetting,
   setting,
   urlSetting,
@@ -69,9 +70,9 @@ export function printableConfig(config: ModelConfig): Record<string, string> {
   return {
     REINS_MODEL: config.spec,
     OPENAI_API_KEY: mask(config.openaiApiKey),
-    OPENAI_BASE_URL: config.openaiBaseURL ?? '(default)',
+    OPENAI_BASE_URL: maskUrl(config.openaiBaseURL),
     ANTHROPIC_API_KEY: mask(config.anthropicApiKey),
-    ANTHROPIC_BASE_URL: config.anthropicBaseURL ?? '(default)',
+    ANTHROPIC_BASE_URL: maskUrl(config.anthropicBaseURL),
     REINS_MAX_MODEL_REPLY_BYTES:
       config.maxModelReplyBytes === undefined
         ? `${DEFAULT_MAX_MODEL_REPLY_BYTES} (default)`

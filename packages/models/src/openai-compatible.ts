@@ -13,6 +13,7 @@ import { DONE, MALFORMED, MALFORMED_STREAM, TRUNCATED_STREAM, sseJson } from './
 import { nodeHttpPost, type HttpPost } from './http-post.js';
 import { callBudget } from './call-budget.js';
 import { cappedBody, replyCap, replyText } from './reply-cap.js';
+import { endpointOf } from './endpoint.js';
 
 export interface OpenAiCompatibleOptions {
   /** The provider's model name, e.g. `gpt-4o-mini`, `deepseek-chat`, `qwen-plus`, `llama3.1`. */
@@ -53,6 +54,7 @@ interface WireToolCall {
 }
 
 interface ChatCompletion {
+  error?: { message?: unknown } | string | null;
   choices?: { message?: { content?: string | null; tool_calls?: WireToolCall[] | null } }[];
   usage?: { prompt_tokens?: number; completion_tokens?: number };
 }
@@ -72,7 +74,7 @@ interface ChatCompletionChunk {
  * …), and the run's signal aborts the HTTP request itself.
  */
 export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
-  const baseURL = (options.baseURL ?? 'https://api.openai.com/v1').replace(/\/+$/, '');
+  const endpoint = endpointOf(options.baseURL ?? 'https://api.openai.com/v1', '/chat/completions');
   const post = options.post ?? nodeHttpPost;
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxBytes = replyCap(options.maxModelReplyBytes);
@@ -89,7 +91,7 @@ export function openAiCompatible(options: OpenAiCompatibleOptions): Model {
           ...options.headers,
         };
         const body = JSON.stringify(requestBody(options, request));
-        const response = await post(`${baseURL}/chat/completions`, headers, body, signal);
+        const response = await post(endpoint, headers, body, signal);
         if (response.status < 200 || response.status > 299) {
           const failure = await failureFromResponse(response);
           return stopped() ?? failed(failure);
@@ -172,7 +174,19 @@ function readCompletion(raw: string, request: ModelRequest): ModelResult {
       error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed response' },
     };
   }
-  const message = body.choices?.[0]?.message;
+  // A 2xx that carries an error, or no choice at all, is no answer: failure data, not blank text.
+  if (body === null || typeof body !== 'object' || (body.error !== undefined && body.error !== null)) {
+    const said = typeof body?.error === 'string' ? body.error : body?.error?.message;
+    const message = `the provider answered with an error: ${typeof said === 'string' ? said : 'no details'}`;
+    return { ok: false, error: { code: 'SERVICE_UNAVAILABLE', message } };
+  }
+  if (!Array.isArray(body.choices) || body.choices.length === 0) {
+    return {
+      ok: false,
+      error: { code: 'SERVICE_UNAVAILABLE', message: 'the provider sent a malformed response (no choices)' },
+    };
+  }
+  const message = body.choices[0]?.message;
   const text = message?.content ?? '';
   const toolCalls = toolCallsOf(message?.tool_calls ?? []);
   const usage = usageOf(body.usage, request, text + argumentsText(toolCalls));

@@ -47,7 +47,10 @@ export interface RolloutStep {
 export interface Rollout {
   /** The model to give runs: routes each user (or run) to stable or candidate, sticky. */
   readonly model: Model;
-  /** Counts a run's steps, errors and outcome on the side that answered it. */
+  /**
+   * Counts a run's steps, errors and outcome on the side that answered it, until the run ends or
+   * pauses. A paused run stays on its side when it resumes; observe it again then to count the rest.
+   */
   observe(run: AgentRun): Promise<void>;
   stats(): RolloutStats;
   /**
@@ -119,7 +122,9 @@ export function gradualRollout(options: RolloutOptions): Rollout {
     model,
     stats,
     async observe(run: AgentRun): Promise<void> {
+      let paused = false;
       for await (const event of run) {
+        if (event.type === 'done') paused = event.status.startsWith('awaiting_');
         const side = sides.get(run.runId);
         if (side === undefined) continue;
         arms[side].see(event);
@@ -133,7 +138,9 @@ export function gradualRollout(options: RolloutOptions): Rollout {
           }
         }
       }
-      sides.delete(run.runId);
+      // A paused run keeps its side: when it resumes, it goes on with the model it started on
+      // (its steps after the resume are counted by observing it again).
+      if (!paused) sides.delete(run.runId);
       judge();
     },
     onStep(listener) {

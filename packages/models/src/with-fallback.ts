@@ -1,4 +1,5 @@
 import type { ErrorCode, Model, ModelRequest, ModelResult } from 'reins';
+import { DeltasOnce, withTryDeltas } from './deltas-once.js';
 
 export interface FallbackOptions {
   /** Primary failures that hand the step to the fallback (default: timeouts and 5xx/unreachable). */
@@ -17,13 +18,18 @@ export function withFallback(primary: Model, fallback: Model, options: FallbackO
     ...(primary.demo === true && fallback.demo === true ? { demo: true } : {}),
     async call(request: ModelRequest): Promise<ModelResult> {
       const started = Date.now();
-      const first = await primary.call(request);
+      // Streamed text reaches the caller once: the fallback's only past what the primary sent.
+      const listener = request.onDelta;
+      const deltas = listener === undefined ? undefined : new DeltasOnce(listener);
+      const first = await primary.call(withTryDeltas(request, deltas));
       if (first.ok) return { ...first, model: first.model ?? primary.name, route: first.route ?? 'primary' };
       if (!on.has(first.error.code) || request.signal.aborted) return first;
       // The fallback gets what is left of the step's model timeout, not a fresh one.
       const left = request.timeoutMs === undefined ? undefined : request.timeoutMs - (Date.now() - started);
       if (left !== undefined && left <= 0) return first;
-      const second = await fallback.call(left === undefined ? request : { ...request, timeoutMs: left });
+      const second = await fallback.call(
+        withTryDeltas(left === undefined ? request : { ...request, timeoutMs: left }, deltas),
+      );
       if (second.ok) {
         // A nested chain's own "primary" is this chain's fallback: said once, not twice.
         const why = `fallback after ${first.error.code} from ${primary.name}`;
