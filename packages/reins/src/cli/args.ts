@@ -144,8 +144,9 @@ function flagsOf<T extends NonNullable<ParseArgsConfig['options']>>(args: readon
 }
 
 function positiveInt(flag: string, text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value) || value < 1)
+  // Decimal digits only: `Number` would read 0x10, 1e1 and 0b11 too.
+  const value = /^[1-9]\d*$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(value) || value < 1)
     throw new UsageError(`${flag} must be a positive integer, got ${JSON.stringify(text)}`);
   return value;
 }

@@ -67,7 +67,13 @@ export async function checkOrApprove(
       definitions,
       unchecked.map((u) => u.source),
     );
-    const changed = await writeApprovedTools(command.approved, next);
+    let changed: boolean;
+    try {
+      changed = await writeApprovedTools(command.approved, next);
+    } catch (thrown) {
+      io.err(`reins: INVALID_PARAMETER: cannot write ${command.approved}: ${(thrown as Error).message}\n`);
+      return 2;
+    }
     if (command.json) io.out(`${JSON.stringify({ approved: next.length, changed, report }, null, 2)}\n`);
     else {
       for (const line of formatDriftReport(report)) io.out(`${line}\n`);

@@ -1,4 +1,5 @@
-import { readFile, rename, writeFile } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import type { ToolDefinitionSnapshot } from './definition.js';
 
 /** The approved file's format version. */
@@ -81,8 +82,14 @@ export async function writeApprovedTools(
   const text = approvedToolsJson(tools);
   const old = await readFile(path, 'utf8').catch(() => undefined);
   if (old === text) return false;
-  const temporary = `${path}.${process.pid}.tmp`;
-  await writeFile(temporary, text, 'utf8');
-  await rename(temporary, path);
+  // A name of its own per write: two writes at once each rename a whole file (the last one wins).
+  const temporary = `${path}.${process.pid}.${randomUUID()}.tmp`;
+  try {
+    await writeFile(temporary, text, 'utf8');
+    await rename(temporary, path);
+  } catch (thrown) {
+    await rm(temporary, { force: true }).catch(() => undefined);
+    throw thrown;
+  }
   return true;
 }

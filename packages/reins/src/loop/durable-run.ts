@@ -1,7 +1,7 @@
 import type { ResumeOutcome, RunEvent } from '../events.js';
 import type { RunLimits } from '../limits.js';
 import { stopNotice } from './stop-notice.js';
-import type { Model, ModelRequest, ModelResult } from '../model.js';
+import type { Model, ModelRequest, ModelResult, Usage } from '../model.js';
 import type { RunDeps } from '../util/deps.js';
 import { RUN_CANCELLED, RUN_OUTCOME_UNKNOWN } from './abort-reasons.js';
 import type { Approvals } from './approvals.js';
@@ -57,6 +57,7 @@ export function openRunLog(
             ...(durable.onError === undefined ? {} : { onError: durable.onError }),
           },
           setTimer: deps.setTimer,
+          clearTimer: deps.clearTimer,
         },
     replay,
   );
@@ -168,15 +169,27 @@ export function interruptedEnding(
 function endingOf(runId: string, history: readonly RunEvent[], limits: RunLimits, at: number): RunEvent[] {
   const first = history[0];
   let seq = history.length;
-  let steps = 0;
+  // Model calls: the reason steps (a plan run numbers them with its planner's calls too) and
+  // the plan versions a planner wrote; usage as reported (a broken adapter may leave it out).
+  let maxIndex = 0;
+  let calls = 0;
   const usage = { inputTokens: 0, outputTokens: 0 };
+  const add = (used: Usage | undefined): void => {
+    usage.inputTokens += used?.inputTokens ?? 0;
+    usage.outputTokens += used?.outputTokens ?? 0;
+  };
   for (const event of history) {
-    if (event.type === 'step' && event.phase === 'reason') {
-      steps = Math.max(steps, event.index);
-      usage.inputTokens += event.usage.inputTokens;
-      usage.outputTokens += event.usage.outputTokens;
+    if (event.type !== 'step') continue;
+    if (event.phase === 'reason') {
+      maxIndex = Math.max(maxIndex, event.index);
+      calls++;
+      add(event.usage as Usage | undefined);
+    } else if (event.phase === 'plan' && event.model !== undefined) {
+      calls++;
+      add(event.usage);
     }
   }
+  const steps = Math.max(maxIndex, calls);
   const demo = first?.type === 'start' && first.demo;
   const notice: RunEvent = {
     type: 'message',

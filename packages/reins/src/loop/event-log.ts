@@ -7,8 +7,9 @@ import type { RunReplay } from './run-replay.js';
 /** Makes a run's log durable: its sink, and (for a run rebuilt after a restart) its history. */
 export interface DurableLog {
   readonly sink: EventSink;
-  readonly writer?: Omit<LogWriterOptions, 'now' | 'setTimer'>;
+  readonly writer?: Omit<LogWriterOptions, 'now' | 'setTimer' | 'clearTimer'>;
   readonly setTimer: (callback: () => void, ms: number) => unknown;
+  readonly clearTimer?: (handle: unknown) => void;
 }
 
 /**
@@ -48,7 +49,7 @@ export class EventLog {
     this.#published = durable === undefined ? this.#events : [...this.#events];
     if (replay?.replaying === true) this.#replay = replay;
     if (durable !== undefined) {
-      const options = { ...durable.writer, now, setTimer: durable.setTimer };
+      const options = { ...durable.writer, now, setTimer: durable.setTimer, clearTimer: durable.clearTimer };
       this.#writer = new LogWriter(durable.sink, (n) => this.#publish(n), options, this.#events.length);
     }
   }

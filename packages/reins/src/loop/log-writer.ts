@@ -11,6 +11,7 @@ export interface LogWriterOptions {
   readonly onError?: (error: unknown) => void;
   readonly now: () => number;
   readonly setTimer: (callback: () => void, ms: number) => unknown;
+  readonly clearTimer?: (handle: unknown) => void;
 }
 
 interface PersistWaiter {
@@ -24,7 +25,10 @@ interface PersistWaiter {
  * event that a crash could lose. A failing sink is retried with backoff (100 ms doubling to
  * 2 s), in order, never skipping a batch; after `releaseAfterMs` of failure the waiting
  * events are published anyway, so a store outage delays clients but never hangs them, and
- * `persisted()` callers learn that their events were not stored.
+ * `persisted()` callers learn that their events were not stored. A store that does not answer
+ * at all is an outage too: a write pending for `releaseAfterMs` releases the events waiting,
+ * and the events appended while it hangs are shown as they come (the write is not given up:
+ * the batches stay in order, each stored once).
  */
 export class LogWriter {
   readonly #sink: EventSink;
@@ -37,6 +41,8 @@ export class LogWriter {
   #waiters: PersistWaiter[] = [];
   #failingSince: number | undefined;
   #lastError: unknown;
+  /** A write has been pending past `releaseAfterMs`: events are shown as they are appended. */
+  #stalled = false;
 
   /** `stored`: how many events of the log are stored already (a rebuilt run's history). */
   constructor(sink: EventSink, publish: (count: number) => void, options: LogWriterOptions, stored = 0) {
@@ -49,6 +55,7 @@ export class LogWriter {
   /** Queues one event (its `seq` follows the last queued one); written at the end of this tick. */
   enqueue(event: RunEvent): void {
     this.#queue.push(event);
+    if (this.#stalled) this.#release(event.seq + 1); // the store hangs: shown now, stored later
     if (!this.#writing) {
       this.#writing = true;
       queueMicrotask(() => void this.#drain());
@@ -83,9 +90,13 @@ export class LogWriter {
     while (this.#queue.length > 0) {
       const batch = this.#queue.slice();
       const upTo = (batch.at(-1) as RunEvent).seq + 1;
+      // A write still pending after `releaseAfterMs` counts as a failing store (see the class).
+      const watchdog = this.#options.setTimer(() => this.#stall(batch), this.releaseAfterMs);
       try {
         await this.#sink(batch);
       } catch (error) {
+        this.#stalled = false;
+        this.#options.clearTimer?.(watchdog);
         this.#lastError = error;
         this.#failingSince ??= this.#options.now();
         try {
@@ -98,6 +109,8 @@ export class LogWriter {
         backoff = Math.min(backoff * 2, 2_000);
         continue;
       }
+      this.#stalled = false;
+      this.#options.clearTimer?.(watchdog);
       backoff = 100;
       this.#failingSince = undefined;
       this.#queue.splice(0, batch.length);
@@ -106,6 +119,21 @@ export class LogWriter {
       this.#settle((w) => w.upTo <= upTo, true);
     }
     this.#writing = false;
+  }
+
+  /** The write of `batch` has not answered in `releaseAfterMs`: the store is failing. */
+  #stall(batch: readonly RunEvent[]): void {
+    if (this.#queue[0] !== batch[0]) return; // written meanwhile (a timer that could not be cleared)
+    this.#stalled = true;
+    this.#lastError = new Error(`the store did not answer within ${this.releaseAfterMs} ms`);
+    this.#failingSince ??= this.#options.now() - this.releaseAfterMs;
+    try {
+      this.#options.onError?.(this.#lastError);
+    } catch {
+      // A failing listener must not stop the writer.
+    }
+    const last = this.#queue.at(-1) as RunEvent;
+    this.#release(last.seq + 1);
   }
 
   /** The store keeps failing: show what waits, and tell `persisted()` callers it is not stored. */

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -32,33 +33,60 @@ export function fileConversationStore(dir: string): ConversationStore {
   const write = async (loaded: LoadedConversation): Promise<void> => {
     await mkdir(dir, { recursive: true });
     const target = file(loaded.conversation.id);
-    await writeFile(`${target}.tmp`, JSON.stringify(loaded));
-    await rename(`${target}.tmp`, target);
+    const temporary = `${target}.${process.pid}.${randomUUID()}.tmp`; // one per write
+    try {
+      await writeFile(temporary, JSON.stringify(loaded));
+      await rename(temporary, target);
+    } catch (thrown) {
+      await rm(temporary, { force: true }).catch(() => undefined);
+      throw thrown;
+    }
+  };
+  // A conversation's read-change-write runs one at a time in this process: two turns added at
+  // once are both kept. (Two processes adding to one conversation at the same moment may
+  // still keep only the last: this store is for one user's command line.)
+  const tails = new Map<string, Promise<unknown>>();
+  const oneAtATime = <T>(id: string, work: () => Promise<T>): Promise<T> => {
+    const next = (tails.get(id) ?? Promise.resolve()).then(work, work);
+    const tail = next.catch(() => undefined);
+    tails.set(id, tail);
+    void tail.then(() => {
+      if (tails.get(id) === tail) tails.delete(id);
+    });
+    return next;
   };
   const live = (c: Conversation, now: number): boolean => c.expiresAt >= now;
+  const addTurnNow = async (
+    conversationId: string,
+    ownerId: string,
+    turn: ConversationTurn,
+    ttlMs: number,
+  ): Promise<boolean> => {
+    let loaded = await read(conversationId);
+    if (loaded !== undefined && !live(loaded.conversation, turn.at)) loaded = undefined;
+    if (loaded !== undefined && loaded.conversation.ownerId !== ownerId) return false;
+    const turns = [...(loaded?.turns ?? [])];
+    const at = turns.findIndex((t) => t.runId === turn.runId);
+    if (at === -1) turns.push(turn);
+    else turns[at] = turn;
+    const previous = loaded?.conversation;
+    await write({
+      conversation: {
+        id: conversationId,
+        ownerId,
+        title: previous?.title ?? conversationTitle(turn.query),
+        createdAt: previous?.createdAt ?? turn.at,
+        updatedAt: Math.max(previous?.updatedAt ?? turn.at, turn.at),
+        expiresAt: Math.max(previous?.expiresAt ?? 0, turn.at + ttlMs),
+        turnCount: turns.length,
+      },
+      turns,
+    });
+    return true;
+  };
   return {
-    async addTurn(conversationId, ownerId, turn: ConversationTurn, ttlMs) {
-      let loaded = await read(conversationId);
-      if (loaded !== undefined && !live(loaded.conversation, turn.at)) loaded = undefined;
-      if (loaded !== undefined && loaded.conversation.ownerId !== ownerId) return false;
-      const turns = [...(loaded?.turns ?? [])];
-      const at = turns.findIndex((t) => t.runId === turn.runId);
-      if (at === -1) turns.push(turn);
-      else turns[at] = turn;
-      const previous = loaded?.conversation;
-      await write({
-        conversation: {
-          id: conversationId,
-          ownerId,
-          title: previous?.title ?? conversationTitle(turn.query),
-          createdAt: previous?.createdAt ?? turn.at,
-          updatedAt: Math.max(previous?.updatedAt ?? turn.at, turn.at),
-          expiresAt: Math.max(previous?.expiresAt ?? 0, turn.at + ttlMs),
-          turnCount: turns.length,
-        },
-        turns,
-      });
-      return true;
+    addTurn(conversationId, ownerId, turn: ConversationTurn, ttlMs) {
+      return oneAtATime(conversationId, () => addTurnNow(conversationId, ownerId, turn, ttlMs));
     },
     async get(conversationId, ownerId, now) {
       const loaded = await read(conversationId);

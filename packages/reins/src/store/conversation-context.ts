@@ -43,7 +43,10 @@ function render(turns: readonly ConversationTurn[], full: number): string {
   const recent = turns.slice(turns.length - full);
   const lines = [CONTEXT_HEADER];
   if (older.length > 0) {
-    const asked = older.map((t) => shorten(t.query, SUMMARY_QUERY_CHARS)).join(' / ');
+    // Cleaned like the recent turns (and after the cut too: it must not leave half a marker).
+    const asked = older
+      .map((t) => neutralizeMarkers(shorten(neutralizeMarkers(t.query).text, SUMMARY_QUERY_CHARS)).text)
+      .join(' / ');
     lines.push(`- (${older.length} earlier turn(s), summarized) the user asked: ${asked}`);
   }
   for (const turn of recent) {

@@ -29,11 +29,13 @@ export function memoryRunStore(): RunStore {
     async append(runId, events) {
       const entry = runs.get(runId);
       if (entry === undefined) throw new Error(`run ${runId} does not exist`);
+      // The whole batch is checked for another run's event, also the seqs already stored.
+      const stranger = events.find((e) => e.runId !== runId);
+      if (stranger !== undefined) throw new Error(`event of run ${stranger.runId} appended to ${runId}`);
       const fresh = events.filter((e) => e.seq >= entry.events.length);
       const first = fresh[0];
       if (first === undefined) return;
       fresh.forEach((event, i) => {
-        if (event.runId !== runId) throw new Error(`event of run ${event.runId} appended to ${runId}`);
         if (event.seq !== entry.events.length + i)
           throw new RangeError(
             `run ${runId}: event seq ${event.seq} leaves a gap after ${entry.events.length - 1}`,

@@ -7,7 +7,7 @@ import { claimsTools } from './plan/plan-tools.js';
 const settledWithin = <T>(p: Promise<T>, ms: number): Promise<T | 'hung'> =>
   Promise.race([p, new Promise<'hung'>((r) => setTimeout(() => r('hung'), ms))]);
 
-describe('review: durable runs', () => {
+describe('durable runs: a store that hangs, and the ending of an interrupted run', () => {
   // Contract: log-writer.ts:22-27 "after releaseAfterMs of failure the waiting events are published
   // anyway, so a store outage delays clients but never hangs them", docs/durable-state.md "a store
   // failing for longer than 5 s ... the run's events are then shown unstored rather than hanging
@@ -40,7 +40,10 @@ describe('review: durable runs', () => {
     };
     const run = runPlanAgent({
       query: '查张三的保单',
-      model: scriptModel([planReply, { text: final('P2024001'), usage: { inputTokens: 7, outputTokens: 3 } }]),
+      model: scriptModel([
+        planReply,
+        { text: final('P2024001'), usage: { inputTokens: 7, outputTokens: 3 } },
+      ]),
       tools,
       durable: { sink },
     });
@@ -73,7 +76,9 @@ describe('review: durable runs', () => {
     const run = runAgent({ query: 'q', model, tools, durable: { sink }, limits: { maxSteps: 2 } });
     await run.result;
     await run.persisted();
-    const history = structuredClone(stored.slice(0, stored.findIndex((e) => e.type === 'step' && e.phase === 'reason') + 1));
+    const history = structuredClone(
+      stored.slice(0, stored.findIndex((e) => e.type === 'step' && e.phase === 'reason') + 1),
+    );
     expect(() => interruptedEnding(run.runId, history, resolveLimits({}), Date.now())).not.toThrow();
   });
 });

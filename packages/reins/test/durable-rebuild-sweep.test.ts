@@ -1,5 +1,5 @@
-// CONFIRMED NON-ISSUE (passes on purpose; not a finding). A cut-point sweep of durable rebuilds
-// beyond the existing tests (native fan-out, fan-out with an approval, declined approval, flaky
+// A cut-point sweep of durable rebuilds (written in a review; it found nothing to fix), beyond the
+// other tests (native fan-out, fan-out with an approval, declined approval, flaky
 // read-only tool with retries, clarify, repeated action, tool progress events in the history, max
 // steps, plan with approval / replan / question): for every prefix of the stored log, the rebuilt
 // run keeps the history unchanged, seq gapless, one start, ends with done, never re-executes an
@@ -33,7 +33,12 @@ function stepModel(replies: readonly Reply[]): Model & { steps: number[] } {
       await new Promise((r) => setTimeout(r, 1));
       const r = replies[request.step - 1] ?? '{"thought":"x","final":"out of script"}';
       if (typeof r === 'string') return { ok: true, text: r, usage: { inputTokens: 10, outputTokens: 5 } };
-      return { ok: true, text: r.text ?? '', toolCalls: r.toolCalls, usage: { inputTokens: 10, outputTokens: 5 } };
+      return {
+        ok: true,
+        text: r.text ?? '',
+        toolCalls: r.toolCalls,
+        usage: { inputTokens: 10, outputTokens: 5 },
+      };
     },
   };
 }
@@ -118,7 +123,12 @@ interface Scenario {
 }
 
 const plan = (steps: unknown[]) => JSON.stringify({ thought: 'p', steps });
-const pstep = (id: string, action: string, input: object, dependsOn: string[] = []) => ({ id, action, input, dependsOn });
+const pstep = (id: string, action: string, input: object, dependsOn: string[] = []) => ({
+  id,
+  action,
+  input,
+  dependsOn,
+});
 const SCENARIOS: Scenario[] = [
   {
     name: 'fan-out with an approval',
@@ -149,19 +159,38 @@ const SCENARIOS: Scenario[] = [
     name: 'plan with approval',
     plan: true,
     approve: true,
-    script: [plan([pstep('s1', 'lookup', { q: 'a' }), pstep('s2', 'lookup', { q: 'b' }), pstep('s3', 'place_order', { item: 'x' }, ['s1'])]), final('planned')],
+    script: [
+      plan([
+        pstep('s1', 'lookup', { q: 'a' }),
+        pstep('s2', 'lookup', { q: 'b' }),
+        pstep('s3', 'place_order', { item: 'x' }, ['s1']),
+      ]),
+      final('planned'),
+    ],
   },
   {
     name: 'plan with replan',
     plan: true,
     flaky: true,
-    script: [plan([pstep('s1', 'lookup', { q: 'bad' }), pstep('s2', 'place_order', { item: 'x' }, ['s1'])]), plan([pstep('s1', 'lookup', { q: 'good' })]), final('replanned')],
+    script: [
+      plan([pstep('s1', 'lookup', { q: 'bad' }), pstep('s2', 'place_order', { item: 'x' }, ['s1'])]),
+      plan([pstep('s1', 'lookup', { q: 'good' })]),
+      final('replanned'),
+    ],
   },
   {
     name: 'plan with question',
     plan: true,
     clarify: true,
-    script: [JSON.stringify({ thought: 'p', reasoning: { current_goal: 'g', known_facts: [], missing_info: ['which city'], next_action: 'ask' }, steps: [] }), plan([pstep('s1', 'lookup', { q: 'a' })]), final('asked')],
+    script: [
+      JSON.stringify({
+        thought: 'p',
+        reasoning: { current_goal: 'g', known_facts: [], missing_info: ['which city'], next_action: 'ask' },
+        steps: [],
+      }),
+      plan([pstep('s1', 'lookup', { q: 'a' })]),
+      final('asked'),
+    ],
   },
   {
     name: 'native fan-out',
@@ -180,12 +209,21 @@ const SCENARIOS: Scenario[] = [
   {
     name: 'approval mid-run',
     approve: true,
-    script: [act('lookup', { q: 'a' }), act('place_order', { item: 'x' }), act('lookup', { q: 'b' }), final('ok')],
+    script: [
+      act('lookup', { q: 'a' }),
+      act('place_order', { item: 'x' }),
+      act('lookup', { q: 'b' }),
+      final('ok'),
+    ],
   },
   {
     name: 'clarify',
     clarify: true,
-    script: [JSON.stringify({ thought: 'city?', ask: 'Which city?' }), act('lookup', { q: 'a' }), final('ok')],
+    script: [
+      JSON.stringify({ thought: 'city?', ask: 'Which city?' }),
+      act('lookup', { q: 'a' }),
+      final('ok'),
+    ],
   },
   {
     name: 'repeated action',
@@ -222,7 +260,7 @@ function start(s: Scenario, history?: RunEvent[]) {
   return { run, model, store, t };
 }
 
-describe('review (non-issue): durable rebuild sweep', () => {
+describe('durable rebuild from every prefix of the stored log', () => {
   for (const s of SCENARIOS) {
     it(s.name, async () => {
       const o = start(s);
@@ -238,36 +276,61 @@ describe('review (non-issue): durable rebuild sweep', () => {
         const rec = await r.run.result;
         await r.run.persisted();
         const st = r.store.stored;
-        const p = (m: string) => problems.push(`cut ${cut} (${history.at(-1)?.type}/${(history.at(-1) as { phase?: string }).phase ?? ''}): ${m}`);
+        const p = (m: string) =>
+          problems.push(
+            `cut ${cut} (${history.at(-1)?.type}/${(history.at(-1) as { phase?: string }).phase ?? ''}): ${m}`,
+          );
         if (JSON.stringify(st.slice(0, cut)) !== JSON.stringify(history)) p('history changed');
-        st.forEach((e, i) => { if (e.seq !== i) p(`seq ${e.seq} at ${i}`); });
+        st.forEach((e, i) => {
+          if (e.seq !== i) p(`seq ${e.seq} at ${i}`);
+        });
         if (st.filter((e) => e.type === 'start').length !== 1) p('starts');
         const last = st.at(-1);
         if (last?.type !== 'done') p(`last is ${last?.type}`);
         const terminal = st.findIndex((e) => e.type === 'done' && !e.status.startsWith('awaiting_'));
         if (terminal !== -1 && terminal !== st.length - 1) p('events after terminal done');
-        const observedIds = new Set(history.filter((e) => e.type === 'step' && e.phase === 'observe').map((e) => (e as { actId: string }).actId));
-        const actIdsHist = new Set(history.filter((e) => e.type === 'step' && e.phase === 'act').map((e) => (e as { actId: string }).actId));
+        const observedIds = new Set(
+          history
+            .filter((e) => e.type === 'step' && e.phase === 'observe')
+            .map((e) => (e as { actId: string }).actId),
+        );
+        const actIdsHist = new Set(
+          history
+            .filter((e) => e.type === 'step' && e.phase === 'act')
+            .map((e) => (e as { actId: string }).actId),
+        );
         for (const ex of r.t.executions) {
           const [tool, id] = ex.split(':') as [string, string];
           if (observedIds.has(id)) p(`re-executed observed ${ex}`);
-          const approvedInHist = history.some((e) => e.type === 'resume' && e.actId === id && e.outcome.kind === 'approved');
-          if (tool === 'place_order' && actIdsHist.has(id) && (!s.approve || approvedInHist)) p(`re-executed unsafe ${ex}`);
+          const approvedInHist = history.some(
+            (e) => e.type === 'resume' && e.actId === id && e.outcome.kind === 'approved',
+          );
+          if (tool === 'place_order' && actIdsHist.has(id) && (!s.approve || approvedInHist))
+            p(`re-executed unsafe ${ex}`);
         }
         const ids = r.t.executions;
         if (!s.flaky && new Set(ids).size !== ids.length) p(`executed twice in rebuilt ${ids}`);
         const recorded = history.filter((e) => e.type === 'step' && e.phase === 'reason').length;
-        if ((r.model.steps[0] ?? Infinity) <= recorded) p(`model asked for step ${r.model.steps[0]} (recorded ${recorded})`);
-        const unknown = st.some((e) => e.type === 'step' && e.phase === 'observe' && e.observation.error?.code === 'OUTCOME_UNKNOWN');
+        if ((r.model.steps[0] ?? Infinity) <= recorded)
+          p(`model asked for step ${r.model.steps[0]} (recorded ${recorded})`);
+        const unknown = st.some(
+          (e) =>
+            e.type === 'step' && e.phase === 'observe' && e.observation.error?.code === 'OUTCOME_UNKNOWN',
+        );
         if (!unknown) {
           if (rec.status !== full.status) p(`status ${rec.status} vs ${full.status}`);
           if (rec.final_answer !== full.final_answer) p(`answer ${rec.final_answer} vs ${full.final_answer}`);
           const d1 = log.filter((e) => e.type === 'done').at(-1) as Extract<RunEvent, { type: 'done' }>;
           const d2 = st.filter((e) => e.type === 'done').at(-1) as Extract<RunEvent, { type: 'done' }>;
           if (d1.steps !== d2.steps) p(`done.steps ${d2.steps} vs ${d1.steps}`);
-          if (JSON.stringify(d1.usage) !== JSON.stringify(d2.usage)) p(`usage ${JSON.stringify(d2.usage)} vs ${JSON.stringify(d1.usage)}`);
-          const k1 = log.map((e) => (e.type === 'step' ? `${e.phase}` : e.type)).filter((k) => k !== 'progress');
-          const k2 = st.map((e) => (e.type === 'step' ? `${e.phase}` : e.type)).filter((k) => k !== 'progress');
+          if (JSON.stringify(d1.usage) !== JSON.stringify(d2.usage))
+            p(`usage ${JSON.stringify(d2.usage)} vs ${JSON.stringify(d1.usage)}`);
+          const k1 = log
+            .map((e) => (e.type === 'step' ? `${e.phase}` : e.type))
+            .filter((k) => k !== 'progress');
+          const k2 = st
+            .map((e) => (e.type === 'step' ? `${e.phase}` : e.type))
+            .filter((k) => k !== 'progress');
           if (k1.join() !== k2.join()) p(`kinds ${k2.join()} vs ${k1.join()}`);
         }
       }

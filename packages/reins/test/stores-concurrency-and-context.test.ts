@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { memoryRunStore, type RunEvent } from '../src/index.js';
 import { fileConversationStore } from '../src/node/file-conversation-store.js';
 
-describe('review: stores', () => {
+describe('stores: concurrent turns, a stranger event', () => {
   // Contract: conversation-store.ts:63 "addTurn ... moves its updatedAt and expiresAt on" and each
   // addTurn stores its turn; the CLI's file store (file-conversation-store.ts:43) reads, modifies
   // and writes the whole file through one shared `${id}.json.tmp`, so two turns of one conversation
@@ -37,7 +37,7 @@ describe('review: stores', () => {
 
 import { conversationContext } from '../src/index.js';
 
-describe('review: conversation context', () => {
+describe('conversation context: summarized turns', () => {
   // Contract: docs/runtime.md "Input cleaning": "Earlier turns' user text shown as conversation
   // context ... [is] cleaned the same way" (markers get a zero-width space). conversation-context.ts:46
   // cleans the latest turns (neutralizeMarkers) but the summarized older turns' questions go in raw.

@@ -14,7 +14,7 @@ async function cliWith(env: Record<string, string>, ...argv: string[]) {
   return { code, out, err };
 }
 
-describe('review: CLI', () => {
+describe('CLI: the approved file and numeric options', () => {
   // Contract: docs/runtime.md "The command line": "with the settings printed secrets masked";
   // choose-model.ts:18 "A line for stderr: which model and why, secrets masked". A password in
   // OPENAI_BASE_URL's userinfo (a gateway's basic auth) is a secret.
@@ -87,7 +87,11 @@ describe('review: CLI', () => {
   // writeApprovedTools (tools-command.ts:69) reject, and main() rejects instead of returning 2:
   // the bin prints an unhandled-rejection stack trace and exits 1 ("drift").
   it('tools approve to an unwritable --approved file exits 2 with a message, not a crash', async () => {
-    const file = join(mkdtempSync(join(tmpdir(), 'reins-review-approved-')), 'no-such-dir', 'tools.approved.json');
+    const file = join(
+      mkdtempSync(join(tmpdir(), 'reins-review-approved-')),
+      'no-such-dir',
+      'tools.approved.json',
+    );
     const outcome = await cliWith({}, 'tools', 'approve', '--approved', file).then(
       (r) => r,
       (thrown: unknown) => ({ code: 'threw', out: '', err: String(thrown) }),
