@@ -77,26 +77,29 @@ export async function sqlConversationStore(
       });
     },
     async get(conversationId, ownerId, now) {
+      // One statement: the owner-checked header and its turns are one snapshot (read in two, the
+      // id could be deleted and taken by another owner in between, whose turns then showed here).
       const { rows } = await db.query(
-        `SELECT ${counted}, c.generation FROM ${conversations} c
-         WHERE c.conversation_id = $1 AND c.owner_id = $2 AND c.expires_at >= $3`,
+        `SELECT c.conversation_id, c.owner_id, c.title, c.created_at, c.updated_at, c.expires_at,
+                t.run_id, t.query, t.answer, t.status, t.about, t.answer_data, t.at
+         FROM ${conversations} c
+         LEFT JOIN ${turns} t ON t.conversation_id = c.conversation_id AND t.generation = c.generation
+         WHERE c.conversation_id = $1 AND c.owner_id = $2 AND c.expires_at >= $3
+         ORDER BY t.turn_order`,
         [conversationId, ownerId, now],
       );
       const head = rows[0];
       if (head === undefined) return undefined;
-      const stored = await db.query(
-        `SELECT run_id, query, answer, status, about, answer_data, at FROM ${turns}
-         WHERE conversation_id = $1 AND generation = $2 ORDER BY turn_order`,
-        [conversationId, head['generation']],
-      );
-      return { conversation: conversation(head), turns: stored.rows.map(turn) };
+      const found = rows.filter((row) => row['run_id'] !== null && row['run_id'] !== undefined).map(turn);
+      return { conversation: conversation({ ...head, turn_count: found.length }), turns: found };
     },
     async list(ownerId, now, limit) {
       const { rows } = await db.query(
         `SELECT ${counted} FROM ${conversations} c
          WHERE c.owner_id = $1 AND c.expires_at >= $2
          ORDER BY c.updated_at DESC, c.conversation_id DESC LIMIT $3`,
-        [ownerId, now, Math.max(0, Math.floor(limit))],
+        // As the memory store's slice: Infinity lists all (LIMIT NULL), NaN or less than 0 none.
+        [ownerId, now, limit === Infinity ? null : Number.isNaN(limit) ? 0 : Math.max(0, Math.floor(limit))],
       );
       return rows.map(conversation);
     },

@@ -80,6 +80,8 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
   /** Kept prompts' system messages, stored once by hash instead of in every run (`PromptTexts`). */
   const texts = new SqlPromptTexts(db, names.table('run_texts'));
   const maxStates = options.maxWriterStates ?? 10_000;
+  if (!Number.isSafeInteger(maxStates) || maxStates < 1)
+    throw new RangeError(`maxWriterStates must be a whole number ≥ 1, got ${maxStates}`);
   /** The codec state of each run being written (delta encoding needs what came before). */
   const writers: CodecHost =
     options.codecThread === true ? threadCodecHost(texts, maxStates) : localCodecHost(texts, maxStates);
@@ -119,6 +121,13 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     return { codec, events: decoded, bodies: bodies.map(({ body }) => body) };
   }
 
+  /** How many events the run's row says are stored (-1: no such run). */
+  async function storedCount(runId: string): Promise<number> {
+    const { rows } = await db.query(`SELECT event_count FROM ${runs} WHERE run_id = $1`, [runId]);
+    const row = rows[0];
+    return row === undefined ? -1 : Number(row['event_count']);
+  }
+
   /** A codec state from the stored rows (a run this store did not write, or wrote before a restart). */
   async function rebuild(runId: string): Promise<{ codec: RunCodec; bodies: string[] }> {
     const stored = await read(runId);
@@ -131,7 +140,15 @@ export async function sqlRunStore(db: PgQueryable, options: SqlRunStoreOptions =
     const rebuilt = cached === undefined ? await rebuild(runId) : undefined;
     const expected = rebuilt === undefined ? (cached ?? 0) : rebuilt.codec.count;
     const fresh = batch.filter((e) => e.seq >= expected);
-    if (fresh.length === 0) return;
+    if (fresh.length === 0) {
+      // Nothing to write, by this process's state: the rows must still hold it (a run deleted
+      // by another process, or rewound, is not "stored" for a batch retried against it).
+      if (cached !== undefined && (await storedCount(runId)) < cached) {
+        writers.drop(runId);
+        return write(runId, batch, retried);
+      }
+      return;
+    }
     if (rebuilt !== undefined) writers.resume(runId, rebuilt.codec, rebuilt.bodies);
     if (cached !== undefined && fresh[0]?.seq !== expected) {
       // The run went on in another process since this one wrote it (shared mode: another

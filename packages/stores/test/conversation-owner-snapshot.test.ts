@@ -16,7 +16,7 @@ for (const [name, openDatabase] of [
   ['PGlite', openPglite],
   ['PostgreSQL', openPostgres],
 ] as const) {
-  describe(`sqlConversationStore on ${name} (review)`, () => {
+  describe(`sqlConversationStore on ${name}: owner checks and limits`, () => {
     let database: TestDatabase;
     beforeAll(async () => {
       database = await openDatabase();

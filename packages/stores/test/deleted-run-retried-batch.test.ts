@@ -3,7 +3,7 @@ import type { RunEvent } from 'reins';
 import { sqlRunStore } from '@reins/stores';
 import { openPglite, openPostgres, type TestDatabase } from './sql-store-fixtures.js';
 
-// Review finding: a writer whose cached codec state is AHEAD of the database (the run was
+// Found in review: a writer whose cached codec state is AHEAD of the database (the run was
 // deleted by another process: `deleteConversation` from an API instance in shared mode) reports
 // a retried batch — or an empty one — as stored, though the run and its events are gone.
 
