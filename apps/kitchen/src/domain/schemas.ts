@@ -3,17 +3,24 @@ import { LOCATIONS, NOTE_KINDS, ROLES, SLOTS } from './types.js';
 
 const text = (max: number) => z.string().trim().min(1).max(max);
 
-/** `YYYY-MM-DD` that is a real calendar date. */
+/** The dates the kitchen takes: a household's plans and best-before dates, not history (PostgreSQL has no year 0). */
+export const FIRST_DATE = '1900-01-01';
+export const LAST_DATE = '2999-12-31';
+
+/** `YYYY-MM-DD` that is a real calendar date, from `FIRST_DATE` to `LAST_DATE`. */
 export const isoDate = z
   .string()
   .regex(/^\d{4}-\d{2}-\d{2}$/, 'expected a date as YYYY-MM-DD')
   .refine((s) => {
     const d = new Date(`${s}T00:00:00Z`);
     return !Number.isNaN(d.getTime()) && d.toISOString().slice(0, 10) === s;
-  }, 'not a calendar date');
+  }, 'not a calendar date')
+  .refine((s) => s >= FIRST_DATE && s <= LAST_DATE, `must be from ${FIRST_DATE} to ${LAST_DATE}`);
 
 const id = z.string().min(1).max(64);
-const quantity = z.number().finite().min(0).max(1_000_000);
+/** At most 3 decimals (a thousandth of a unit): what is left after a use is kept exactly so. */
+const thousandths = (n: number): boolean => Math.abs(n * 1000 - Math.round(n * 1000)) < 1e-6;
+const quantity = z.number().finite().min(0).max(1_000_000).refine(thousandths, 'at most 3 decimals');
 
 export const fridgeItemInput = z.strictObject({
   name: text(60),
@@ -45,7 +52,13 @@ export const fridgeListQuery = z.strictObject({
 });
 export const useUpInput = z.strictObject({
   /** Omitted: the whole item is used up and removed. */
-  quantity: z.number().finite().positive().max(1_000_000).optional(),
+  quantity: z
+    .number()
+    .finite()
+    .positive()
+    .max(1_000_000)
+    .refine(thousandths, 'at most 3 decimals')
+    .optional(),
 });
 
 const ingredient = z.strictObject({

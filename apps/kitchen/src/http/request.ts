@@ -1,4 +1,4 @@
-import type { Context } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { invalid } from '../domain/errors.js';
 import { checkBody } from './refuse-bad-text.js';
 
@@ -25,10 +25,21 @@ export async function readJson(c: Context): Promise<unknown> {
 /** Query parameters as one object; each key once (a repeated key is refused, not silently merged). */
 export function readQuery(c: Context): Record<string, string> {
   const all = c.req.queries();
-  const out: Record<string, string> = {};
+  // No prototype: a `__proto__` key is a key like any other (refused as unknown, never dropped).
+  const out = Object.create(null) as Record<string, string>;
   for (const [key, values] of Object.entries(all)) {
     if (values.length > 1) throw invalid(key, `${key} given more than once`);
     if (values[0] !== undefined) out[key] = values[0];
   }
   return out;
 }
+
+/**
+ * For a route that takes no query parameters: any is refused, naming it (the README: unknown
+ * query parameters are refused, so a `householdId` in a query is an error, never ignored).
+ */
+export const noQuery: MiddlewareHandler = async (c, next) => {
+  const key = Object.keys(c.req.queries())[0];
+  if (key !== undefined) throw invalid(key, `unknown query parameter ${JSON.stringify(key)}`);
+  await next();
+};

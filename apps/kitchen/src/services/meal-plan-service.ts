@@ -1,6 +1,13 @@
 import { z } from 'zod';
-import { notFound } from '../domain/errors.js';
-import { dateRange, isoDate, mealPlanInput, mealPlanPatch } from '../domain/schemas.js';
+import { invalid, notFound } from '../domain/errors.js';
+import {
+  dateRange,
+  FIRST_DATE,
+  isoDate,
+  LAST_DATE,
+  mealPlanInput,
+  mealPlanPatch,
+} from '../domain/schemas.js';
 import type { IsoDate, MealPlanEntry, Slot } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
 import { checkIfMatch, type WriteOptions } from '../domain/versions.js';
@@ -112,6 +119,9 @@ export function createMealPlanService(env: ServiceEnv): MealPlanService {
         date === undefined ? env.today() : parseInput(z.strictObject({ week: isoDate }), { week: date }).week;
       const from = weekStart(day);
       const to = addDays(from, 6);
+      // The week is the caller's: one that runs past the last date is refused naming it.
+      if (to > LAST_DATE || from < FIRST_DATE)
+        throw invalid('week', `the week must lie from ${FIRST_DATE} to ${LAST_DATE}`);
       return { from, to, entries: await list(principal, { from, to }) };
     },
 

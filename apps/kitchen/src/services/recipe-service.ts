@@ -1,11 +1,11 @@
-import { notFound } from '../domain/errors.js';
+import { conflict, notFound } from '../domain/errors.js';
 import { nameMatches, namePatterns, normalizeName } from '../domain/ingredient-names.js';
 import { recipeInput, recipeListQuery, recipePatch, recipeSearchInput } from '../domain/schemas.js';
 import type { Ingredient, Recipe, RecipeMatch } from '../domain/types.js';
 import { parseInput } from '../domain/validate.js';
 import { checkIfMatch, type WriteOptions } from '../domain/versions.js';
 import type { Queryable } from '../db/db.js';
-import type { ServiceEnv } from './env.js';
+import { sqlDate, type ServiceEnv } from './env.js';
 import { confirmMemberRead, memberScope, requireMember, type KitchenPrincipal } from './principal.js';
 import { INGREDIENTS_COLUMN } from './recipe-ingredients-column.js';
 import { matchRecipesAtHome, type HomeMatches } from './recipe-home-match.js';
@@ -123,7 +123,8 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
       let where = 'household_id = $1';
       if (filter.q !== undefined && filter.q !== '') {
         params.push(normalizeName(filter.q));
-        where += ` AND strpos(lower(name), $${params.length}) > 0`;
+        // Both sides NFKC and lower case, as `normalizeName` does: a name typed full-width (ＸＯ) is found.
+        where += ` AND strpos(lower(normalize(name, NFKC)), $${params.length}) > 0`;
       }
       if (filter.tag !== undefined && filter.tag !== '') {
         params.push(filter.tag);
@@ -200,6 +201,20 @@ export function createRecipeService(env: ServiceEnv): RecipeService {
       const { householdId } = await requireMember(db, principal);
       await db.transaction(async (tx) => {
         await lockChecked(tx, householdId, id, options);
+        // A recipe planned from today on is someone's dinner: refused, not deleted with it. Past
+        // plan entries go with the recipe (the foreign key cascades), as the README says.
+        const planned = await tx.query<{ days: number; first: string }>(
+          `SELECT count(DISTINCT plan_date)::int AS days, ${sqlDate('min(plan_date)')} AS first FROM meal_plans
+           WHERE household_id = $1 AND recipe_id = $2 AND plan_date >= $3::date`,
+          [householdId, id, env.today()],
+        );
+        const upcoming = planned[0];
+        if (upcoming !== undefined && upcoming.days > 0) {
+          throw conflict(
+            `the recipe is planned on ${upcoming.days} day(s) from ${upcoming.first}: take it off the meal plan first`,
+            'id',
+          );
+        }
         await tx.query('DELETE FROM recipes WHERE id = $1 AND household_id = $2', [id, householdId]);
       });
     },

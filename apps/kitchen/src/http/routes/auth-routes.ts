@@ -3,7 +3,7 @@ import { deleteCookie, setCookie } from 'hono/cookie';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { clientAddress } from '../client-address.js';
 import { errorResponse } from '../errors.js';
-import { readJson } from '../request.js';
+import { noQuery, readJson } from '../request.js';
 import { SESSION_COOKIE, type AuthVariables, type SessionGuard } from '../session-auth.js';
 
 export interface AuthRouteOptions {
@@ -16,7 +16,7 @@ export interface AuthRouteOptions {
 export function authRoutes(services: KitchenServices, guard: SessionGuard, options: AuthRouteOptions) {
   const app = new Hono<{ Variables: AuthVariables }>();
 
-  app.post('/login', async (c) => {
+  app.post('/login', noQuery, async (c) => {
     const address = clientAddress(c, options.trustProxy ?? 0);
     const { token, session } = await services.auth.login(
       await readJson(c),
@@ -43,14 +43,14 @@ export function authRoutes(services: KitchenServices, guard: SessionGuard, optio
   });
 
   app.use('/logout', guard);
-  app.post('/logout', async (c) => {
+  app.post('/logout', noQuery, async (c) => {
     await services.auth.logout(c.var.token);
     deleteCookie(c, SESSION_COOKIE, { path: '/' });
     return c.body(null, 204);
   });
 
   app.use('/me', guard);
-  app.get('/me', async (c) => {
+  app.get('/me', noQuery, async (c) => {
     const { user, principal, expiresAt } = c.var.session;
     const households = await services.households.listMine(principal);
     const active = households.find((h) => h.id === principal.householdId) ?? null;

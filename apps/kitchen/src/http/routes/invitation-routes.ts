@@ -1,6 +1,7 @@
 import { Hono } from 'hono';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
+import { noQuery } from '../request.js';
 
 /**
  * `/invitations`: the invitations addressed to the signed-in user, and their answers. No
@@ -11,10 +12,10 @@ export function invitationRoutes(services: KitchenServices, guard: SessionGuard)
   const { invitations, auth } = services;
   for (const path of ['/invitations', '/invitations/*']) app.use(path, guard);
 
-  app.get('/invitations', async (c) =>
+  app.get('/invitations', noQuery, async (c) =>
     c.json({ invitations: await invitations.mine(c.var.session.principal) }),
   );
-  app.post('/invitations/:id/accept', async (c) => {
+  app.post('/invitations/:id/accept', noQuery, async (c) => {
     const { session } = c.var;
     const household = await invitations.accept(session.principal, c.req.param('id'));
     // A session without a household yet starts in the one it just joined.
@@ -23,7 +24,7 @@ export function invitationRoutes(services: KitchenServices, guard: SessionGuard)
       (await auth.switchHousehold(session, { householdId: household.id })).id;
     return c.json({ household: { ...household, active: active === household.id } });
   });
-  app.post('/invitations/:id/decline', async (c) => {
+  app.post('/invitations/:id/decline', noQuery, async (c) => {
     await invitations.decline(c.var.session.principal, c.req.param('id'));
     return c.body(null, 204);
   });

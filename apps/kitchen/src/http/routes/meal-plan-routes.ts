@@ -2,7 +2,7 @@ import { Hono } from 'hono';
 import { invalid } from '../../domain/errors.js';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { idempotent } from '../idempotency.js';
-import { readJson, readQuery } from '../request.js';
+import { noQuery, readJson, readQuery } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
 import { versioned, writeOptions } from '../versioned.js';
 
@@ -21,18 +21,20 @@ export function mealPlanRoutes({ mealPlans, idempotency }: KitchenServices, guar
     const entries = await mealPlans.list(principal, rest);
     return c.json({ from: rest['from'], to: rest['to'], entries });
   });
-  app.post('/', async (c) =>
+  app.post('/', noQuery, async (c) =>
     versioned(c, await mealPlans.create(c.var.session.principal, await readJson(c)), 201),
   );
-  app.get('/:id', async (c) => versioned(c, await mealPlans.get(c.var.session.principal, c.req.param('id'))));
-  app.patch('/:id', async (c) => {
+  app.get('/:id', noQuery, async (c) =>
+    versioned(c, await mealPlans.get(c.var.session.principal, c.req.param('id'))),
+  );
+  app.patch('/:id', noQuery, async (c) => {
     const options = writeOptions(c);
     return versioned(
       c,
       await mealPlans.update(c.var.session.principal, c.req.param('id'), await readJson(c), options),
     );
   });
-  app.delete('/:id', async (c) => {
+  app.delete('/:id', noQuery, async (c) => {
     await mealPlans.remove(c.var.session.principal, c.req.param('id'), writeOptions(c));
     return c.body(null, 204);
   });

@@ -1,15 +1,17 @@
 import { Hono } from 'hono';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { idempotent } from '../idempotency.js';
-import { readJson } from '../request.js';
+import { noQuery, readJson } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
 
 export function preferenceRoutes({ preferences, idempotency }: KitchenServices, guard: SessionGuard) {
   const app = new Hono<{ Variables: AuthVariables }>();
   app.use('*', guard, idempotent(idempotency));
-  app.get('/', async (c) => c.json(await preferences.profile(c.var.session.principal)));
-  app.post('/', async (c) => c.json(await preferences.add(c.var.session.principal, await readJson(c)), 201));
-  app.delete('/:id', async (c) => {
+  app.get('/', noQuery, async (c) => c.json(await preferences.profile(c.var.session.principal)));
+  app.post('/', noQuery, async (c) =>
+    c.json(await preferences.add(c.var.session.principal, await readJson(c)), 201),
+  );
+  app.delete('/:id', noQuery, async (c) => {
     await preferences.remove(c.var.session.principal, c.req.param('id'));
     return c.body(null, 204);
   });

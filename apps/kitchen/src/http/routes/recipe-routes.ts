@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import type { KitchenServices } from '../../services/kitchen-services.js';
 import { idempotent } from '../idempotency.js';
-import { readJson, readQuery } from '../request.js';
+import { noQuery, readJson, readQuery } from '../request.js';
 import type { AuthVariables, SessionGuard } from '../session-auth.js';
 import { versioned, writeOptions } from '../versioned.js';
 
@@ -31,18 +31,20 @@ export function recipeRoutes({ recipes, idempotency }: KitchenServices, guard: S
       matches: await recipes.searchByIngredients(c.var.session.principal, searchInput(readQuery(c))),
     }),
   );
-  app.post('/', async (c) =>
+  app.post('/', noQuery, async (c) =>
     versioned(c, await recipes.create(c.var.session.principal, await readJson(c)), 201),
   );
-  app.get('/:id', async (c) => versioned(c, await recipes.get(c.var.session.principal, c.req.param('id'))));
-  app.patch('/:id', async (c) => {
+  app.get('/:id', noQuery, async (c) =>
+    versioned(c, await recipes.get(c.var.session.principal, c.req.param('id'))),
+  );
+  app.patch('/:id', noQuery, async (c) => {
     const options = writeOptions(c);
     return versioned(
       c,
       await recipes.update(c.var.session.principal, c.req.param('id'), await readJson(c), options),
     );
   });
-  app.delete('/:id', async (c) => {
+  app.delete('/:id', noQuery, async (c) => {
     await recipes.remove(c.var.session.principal, c.req.param('id'), writeOptions(c));
     return c.body(null, 204);
   });

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { describeEachBackend } from './harness.js';
 
 /**
- * Review: routes that never call `readQuery` ignore every query parameter, so a `householdId`
+ * Found in review: routes that never call `readQuery` ignore every query parameter, so a `householdId`
  * in the query is silently dropped instead of refused (fridge-routes.ts:17 `GET /:id`,
  * household-routes.ts:27 `GET /household/members`, preference-routes.ts:10, recipe-routes.ts:37).
  */
@@ -10,7 +10,7 @@ import { describeEachBackend } from './harness.js';
 type Json = Record<string, unknown>;
 const json = (r: { body: unknown }) => r.body as Json;
 
-describeEachBackend('review: unknown query parameters', (harness) => {
+describeEachBackend('unknown query parameters', (harness) => {
   // Contract: apps/kitchen/README.md:236-237 "unknown fields and query parameters are refused —
   // so a `householdId` in a body or query is an error, never an input" (400 INVALID_PARAMETER).
   // A client asking for another household's members gets its own household's list with a 200,

@@ -2,7 +2,7 @@ import { expect, it } from 'vitest';
 import { describeEachBackend } from './harness.js';
 
 /**
- * Review: dates that `isoDate` (src/domain/schemas.ts:7-13) accepts but the database cannot
+ * Found in review: dates that `isoDate` (src/domain/schemas.ts:7-13) accepts but the database cannot
  * store. The README's error contract (apps/kitchen/README.md "Errors are ..." paragraph, 400
  * `INVALID_PARAMETER` naming the field; 500 `INTERNAL` is "a bug") says bad input is a 400.
  */
@@ -10,7 +10,7 @@ import { describeEachBackend } from './harness.js';
 type Json = Record<string, unknown>;
 const json = (r: { body: unknown }) => r.body as Json;
 
-describeEachBackend('review: year 0000 dates', (harness) => {
+describeEachBackend('dates outside 1900–2999', (harness) => {
   // Contract: invalid input → 400 INVALID_PARAMETER naming the field (README "Errors are"),
   // isoDate "a real calendar date" (schemas.ts:6). Year 0000 does not exist in PostgreSQL's
   // calendar (1 BC is 0001-12-31 BC), so the INSERT fails and the user gets a 500.
