@@ -9,7 +9,12 @@ export function sessionToken(request: Request): string | undefined {
   if (header !== null) return /^Bearer\s+(\S+)$/i.exec(header)?.[1];
   for (const part of (request.headers.get('cookie') ?? '').split(';')) {
     const [name, ...value] = part.trim().split('=');
-    if (name === SESSION_COOKIE) return decodeURIComponent(value.join('='));
+    if (name !== SESSION_COOKIE) continue;
+    try {
+      return decodeURIComponent(value.join('='));
+    } catch {
+      return undefined; // a malformed cookie (a lone `%`) is no session: 401, not a 500
+    }
   }
   return undefined;
 }
