@@ -1,9 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runAgent, type ObserveStep } from 'reins';
-import { scriptModel } from 'reins/testing';
-import { createNutritionService } from '../../nutrition-mcp/src/index.js';
-import { nutritionTool, type NutritionLookup } from '../src/assistant/nutrition-tool.js';
-import { act, final } from './assistant-helpers.js';
+import { lookUp, service } from './nutrition-lookup-helpers.js';
 
 /*
  * food-names.ts maps English names to "the Chinese names ... the nutrition table's aliases use",
@@ -12,23 +8,6 @@ import { act, final } from './assistant-helpers.js';
  * (C013). Asking the kitchen for "cabbage" must give the entry the table gives for "cabbage" (it
  * mapped cabbage to 白菜).
  */
-const service = createNutritionService();
-const lookup: NutritionLookup = async (food) => {
-  const outcome = await service.getFood({ name: food });
-  return outcome.ok ? outcome.value : null;
-};
-
-async function lookUp(food: string) {
-  const run = runAgent({
-    query: 'q',
-    model: scriptModel([act('nutrition_lookup', { food }), final('done')]),
-    tools: [nutritionTool(lookup)],
-    principal: { id: 'u' },
-  });
-  await run.result;
-  return run.events.find((e): e is ObserveStep => e.type === 'step' && e.phase === 'observe')?.observation;
-}
-
 describe('English "cabbage" through the kitchen nutrition lookup', () => {
   it('is the table entry for cabbage (Cabbage, green), not Chinese cabbage', async () => {
     const direct = await service.getFood({ name: 'cabbage' });

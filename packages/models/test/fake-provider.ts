@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import type { ModelRequest } from 'reins';
 
 export interface Received {
   readonly method: string;
@@ -89,3 +90,13 @@ export const waitFor = async (condition: () => boolean, ms = 2_000): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 };
+
+/** A minimal model request (one user message, no tools), with `extra` over it. */
+export const modelRequest = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
+  messages: [{ role: 'user', content: 'q' }],
+  tools: [],
+  signal: new AbortController().signal,
+  step: 1,
+  finalStep: false,
+  ...extra,
+});

@@ -2,17 +2,10 @@
 // code before the fix because of the defect named above it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { openAiCompatible, retryAfterMs, withRetries } from '@reins/models';
-import type { Model, ModelRequest, ModelResult } from 'reins';
-import { chunk, fakeProvider } from './fake-provider.js';
+import type { Model, ModelResult } from 'reins';
+import { chunk, fakeProvider, modelRequest } from './fake-provider.js';
 
-const request = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
-  messages: [{ role: 'user', content: 'q' }],
-  tools: [],
-  signal: new AbortController().signal,
-  step: 1,
-  finalStep: false,
-  ...extra,
-});
+const request = modelRequest;
 const unavailable: ModelResult = {
   ok: false,
   error: { code: 'SERVICE_UNAVAILABLE', message: 'HTTP 503: busy' },

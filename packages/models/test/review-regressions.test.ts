@@ -11,17 +11,10 @@ import {
 } from '@reins/models';
 import { runAgent, type Model, type ModelRequest, type ModelResult } from 'reins';
 import { scriptModel } from 'reins/testing';
-import { chunk, fakeProvider, json } from './fake-provider.js';
+import { chunk, fakeProvider, json, modelRequest } from './fake-provider.js';
 
 const final = (text: string): string => JSON.stringify({ thought: 't', final: text });
-const request = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
-  messages: [{ role: 'user', content: 'q' }],
-  tools: [],
-  signal: new AbortController().signal,
-  step: 1,
-  finalStep: false,
-  ...extra,
-});
+const request = modelRequest;
 
 let provider: Awaited<ReturnType<typeof fakeProvider>> | undefined;
 afterEach(async () => {

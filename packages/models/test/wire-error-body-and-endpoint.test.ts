@@ -2,17 +2,9 @@
 // base URL setting they are built from (env-settings.ts / model-from-env.ts).
 import { afterEach, describe, expect, it } from 'vitest';
 import { ModelConfigError, anthropic, chooseModel, openAiCompatible, readModelConfig } from '@reins/models';
-import type { ModelRequest } from 'reins';
-import { completion, fakeProvider, json } from './fake-provider.js';
+import { completion, fakeProvider, json, modelRequest } from './fake-provider.js';
 
-const request = (extra: Partial<ModelRequest> = {}): ModelRequest => ({
-  messages: [{ role: 'user', content: 'q' }],
-  tools: [],
-  signal: new AbortController().signal,
-  step: 1,
-  finalStep: false,
-  ...extra,
-});
+const request = modelRequest;
 
 let provider: Awaited<ReturnType<typeof fakeProvider>> | undefined;
 afterEach(async () => {
