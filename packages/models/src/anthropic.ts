@@ -308,6 +308,7 @@ function codeForStreamError(type: string | undefined): ErrorCode {
   if (type === 'overloaded_error' || type === 'api_error') return 'SERVICE_UNAVAILABLE';
   if (type === 'rate_limit_error') return 'RATE_LIMITED';
   if (type === 'authentication_error' || type === 'permission_error') return 'PERMISSION_DENIED';
+  if (type === 'not_found_error') return 'NOT_FOUND';
   return 'INVALID_PARAMETER';
 }
 

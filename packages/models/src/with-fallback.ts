@@ -37,7 +37,12 @@ export function withFallback(primary: Model, fallback: Model, options: FallbackO
         return { ...second, model: second.model ?? fallback.name, route: why + inner };
       }
       const message = `${primary.name}: ${first.error.message}; fallback ${fallback.name}: ${second.error.message}`;
-      return { ok: false, error: { code: second.error.code, message } };
+      // The fallback's wait, if it asked for one, goes up with its code (an outer withRetries honours it).
+      const wait = (second.error as { retryAfterMs?: number }).retryAfterMs;
+      return {
+        ok: false,
+        error: { code: second.error.code, message, ...(wait === undefined ? {} : { retryAfterMs: wait }) },
+      };
     },
   };
 }

@@ -143,6 +143,24 @@ describe('Anthropic adapter on the wire', () => {
     });
   });
 
+  // Found in review: a not_found_error mid-stream (a model name the gateway does not know) was
+  // INVALID_PARAMETER, where the same answer before the stream (HTTP 404) is NOT_FOUND.
+  it('a not_found_error mid-stream is NOT_FOUND, as a 404 is', async () => {
+    provider = await fakeProvider((_r, res) => {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      res.end(
+        `event: error\ndata: ${JSON.stringify({ type: 'error', error: { type: 'not_found_error', message: 'model: m' } })}\n\n`,
+      );
+    });
+    const streamed = await anthropic({
+      model: 'm',
+      apiKey: 'k',
+      baseURL: provider.baseURL,
+      stream: true,
+    }).call(request());
+    expect(streamed).toMatchObject({ ok: false, error: { code: 'NOT_FOUND' } });
+  });
+
   it('a cancelled run aborts the request and closes the socket', async () => {
     provider = await fakeProvider(() => {
       /* never answers */

@@ -1,7 +1,7 @@
 // Found in review: withRetries (packages/models/src/with-retries.ts). Each test failed on the
 // code before the fix because of the defect named above it.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { openAiCompatible, retryAfterMs, withRetries } from '@reins/models';
+import { openAiCompatible, retryAfterMs, withFallback, withRetries } from '@reins/models';
 import type { Model, ModelResult } from 'reins';
 import { chunk, fakeProvider, modelRequest } from './fake-provider.js';
 
@@ -103,5 +103,24 @@ describe('withRetries and streamed text', () => {
     const result = await model.call(request({ onDelta: (d) => deltas.push(d) }));
     expect(result).toMatchObject({ ok: true, text: '{"thought":"t","final":"x"}' });
     expect(deltas.join('')).toBe('{"thought":"t","final":"x"}');
+  });
+});
+
+// Found in review: when both the primary and its fallback failed, the combined failure dropped
+// the fallback's `retryAfterMs`, so an outer withRetries retried on its own schedule.
+describe('withFallback keeps the wait a failing fallback asked for', () => {
+  it('the combined failure carries the fallback’s retryAfterMs', async () => {
+    const down: Model = { name: 'down', call: async () => unavailable };
+    const limited: Model = {
+      name: 'limited',
+      call: async () =>
+        ({
+          ok: false,
+          error: { code: 'RATE_LIMITED', message: 'HTTP 429', retryAfterMs: 1_500 },
+        }) as ModelResult,
+    };
+    const result = await withFallback(down, limited).call(request());
+    expect(result.ok).toBe(false);
+    expect(!result.ok && (result.error as { retryAfterMs?: number }).retryAfterMs).toBe(1_500);
   });
 });
