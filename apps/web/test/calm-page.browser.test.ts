@@ -129,10 +129,18 @@ describe('a calm page (issue 19)', () => {
     await row.waitFor({ state: 'detached' });
 
     await page.locator('nav a[href="/recipes"]').click();
-    const recipe = page.getByTestId('recipe').first();
-    await recipe.waitFor();
-    const name = (await recipe.locator('h3').first().textContent()) ?? '';
+    // A recipe on this week's plan is not removed: the page says why (409 from the API).
+    const planned = page.getByTestId('recipe').filter({ hasText: '番茄炒蛋' });
+    await planned.waitFor();
     const count = await page.getByTestId('recipe').count();
+    await planned.getByRole('button', { name: '删除 番茄炒蛋' }).click();
+    await planned.getByTestId('confirm-remove').click();
+    const refused = page.getByTestId('page-error');
+    await expect.poll(() => refused.getAttribute('data-code'), POLL).toBe('CONFLICT');
+    expect(await page.getByTestId('recipe').count()).toBe(count);
+    // One that is not planned (青椒肉丝) is removed once confirmed.
+    const recipe = page.getByTestId('recipe').filter({ hasText: '青椒肉丝' });
+    const name = '青椒肉丝';
     await recipe.getByRole('button', { name: `删除 ${name}` }).click();
     // Asked, nothing removed yet; "cancel" keeps it.
     expect(await recipe.textContent()).toContain(`删除“${name}”？`);
