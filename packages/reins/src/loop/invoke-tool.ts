@@ -90,7 +90,15 @@ class ActStop {
   /** Settles with `pending`, or rejects as soon as the act is stopped. */
   race(pending: PromiseLike<unknown>): Promise<unknown> {
     return new Promise<unknown>((resolve, reject) => {
-      this.#abandon = reject;
+      // Races nest (the guard's around the tool's): a stop ends each of them.
+      const outer = this.#abandon;
+      this.#abandon =
+        outer === undefined
+          ? reject
+          : (reason: unknown): void => {
+              outer(reason);
+              reject(reason);
+            };
       // Always handled, even when already stopped: an abandoned tool's late rejection must
       // not become an unhandled rejection (which ends a Node process).
       pending.then(resolve, reject);
@@ -213,7 +221,12 @@ async function runAttempts(
     code,
     message,
   });
-  const attempt = (): Promise<Invocation> => settle(callTool(tool, input, ctx), act, tool, timeoutMs);
+  // A stop while the guard was admitting the call (a shared breaker's store, cockatiel loading):
+  // the tool is not started.
+  const attempt = (): Promise<Invocation> =>
+    act.stopped !== undefined
+      ? Promise.resolve(stoppedBy(act.stopped.reason, tool, timeoutMs))
+      : settle(callTool(tool, input, ctx), act, tool, timeoutMs);
   let backoff: IBackoff<unknown> | undefined;
   let result: Invocation;
   let attempts = 0;
@@ -224,7 +237,7 @@ async function runAttempts(
         first = undefined;
         if (!result.ok) guard.recordDirectFailure(result);
       } else {
-        result = await guard.run(attempt, refused);
+        result = await guarded(guard.run(attempt, refused), act, tool, timeoutMs);
       }
       attempts++;
       if (result.ok || act.stopped !== undefined || result.status === 'rejected') break;
@@ -243,6 +256,30 @@ async function runAttempts(
     env.signal.removeEventListener('abort', onRunAbort);
   }
   return attempts > 1 ? { ...result, attempts } : result;
+}
+
+/**
+ * The guard's answer for one attempt, raced against the act's stop: a breaker store that does
+ * not answer does not hold the act past its timeout or the run's cancel. A guard that throws
+ * (a store that failed) is a failure of the call, not an exception of the run.
+ */
+async function guarded(
+  running: Promise<Invocation>,
+  act: ActStop,
+  tool: AnyTool,
+  timeoutMs: number,
+): Promise<Invocation> {
+  try {
+    return (await act.race(running)) as Invocation;
+  } catch (thrown) {
+    if (act.stopped !== undefined) return stoppedBy(act.stopped.reason, tool, timeoutMs);
+    return {
+      ok: false,
+      status: 'error',
+      code: 'SERVICE_UNAVAILABLE',
+      message: `${tool.name} was not called: its guard failed: ${describeThrown(thrown)}`,
+    };
+  }
 }
 
 /** An attempt's outcome; a pending one is raced against the act's stop. */

@@ -64,18 +64,36 @@ export class SharedBreaker {
     const probe = this.#probe;
     if (probe === undefined || this.#probing) return;
     this.#probing = true;
+    const again = (): void => this.#scheduleProbe(Math.min(this.settings.openMs, 5_000));
     probeLater(ms, async () => {
-      const { verdict, state } = await this.store.admit(this.tool, this.settings);
+      let admitted;
+      try {
+        admitted = await this.store.admit(this.tool, this.settings);
+      } catch (error) {
+        // The store failed (a blip): probing goes on, a little later — never stops for good.
+        this.#probing = false;
+        again();
+        throw error;
+      }
+      const { verdict, state } = admitted;
       this.#probing = false;
       if (verdict === 'pass') return this.#see(state); // closed meanwhile (another instance's probe)
       if (verdict === 'refuse') {
         // Still open, or another instance holds the probe's turn: look again a little later.
         this.state = state;
-        return this.#scheduleProbe(Math.min(this.settings.openMs, 5_000));
+        return again();
       }
       const failed = !(await runProbe(probe));
       this.state = 'half_open';
-      this.#see(await this.store.record(this.tool, this.settings, failed, true));
+      let recorded: BreakerState;
+      try {
+        recorded = await this.store.record(this.tool, this.settings, failed, true);
+      } catch (error) {
+        this.state = 'open';
+        again();
+        throw error;
+      }
+      this.#see(recorded);
     });
   }
 }

@@ -8,11 +8,14 @@
  */
 
 const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}/g;
+// Written straight after letters (`ID110101…`, `visa-4111…`) a number is still a number: only
+// a digit next to it makes it part of something longer.
 const RESIDENT_ID =
-  /(?<![0-9A-Za-z])[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g;
-const CARD = /(?<![\d-])\d(?:[ -]?\d){12,18}(?![\d-])/g;
+  /(?<!\d)[1-9]\d{5}(?:18|19|20)\d{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\d{3}[\dXx](?![0-9A-Za-z])/g;
+const CARD = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g;
 const CN_MOBILE = /(?<![\d+])(?:(?:\+|00)86[ -]?)?1[3-9]\d[ -]?\d{4}[ -]?\d{4}(?!\d)/g;
-const INTL_PHONE = /(?<![\d+])\+\d{1,3}[ -]?(?:\(?\d{1,4}\)?[ -]?){2,4}\d{2,4}(?!\d)/g;
+// Not after a letter: `GMT+8 2026-12-05` is a time zone and a date, not a phone number.
+const INTL_PHONE = /(?<![\dA-Za-z+])\+\d{1,3}[ -]?(?:\(?\d{1,4}\)?[ -]?){2,4}\d{2,4}(?!\d)/g;
 // Landlines written with an area code: 010-12345678, (0755) 1234567, (415) 555-2671, 415-555-2671.
 const LANDLINE =
   /(?<![\d-])(?:0\d{2,3}-\d{7,8}|\(0\d{2,3}\) ?\d{7,8}|\(\d{3}\) ?\d{3}-\d{4}|\d{3}-\d{3}-\d{4})(?![\d-])/g;
@@ -44,8 +47,33 @@ export function maskEveryPattern(text: string, precheck = false): string {
 function maskOutsideUuids(text: string, precheck: boolean): string {
   // The text's own ids often made it look maskable: what is left between them may not be.
   if (precheck && !mayHoldPii(text)) return text;
+  const mailed = text.replace(EMAIL, maskEmail);
+  return WIDE.test(mailed) ? maskWide(mailed) : maskNumbers(mailed);
+}
+
+// Full-width digits, plus, hyphen and space (as Chinese input methods and OCR write them): the
+// same number to a reader and to a model.
+const WIDE = /[\uFF10-\uFF19\uFF0B\uFF0D\u3000]/;
+const WIDE_ALL = /[\uFF10-\uFF19\uFF0B\uFF0D\u3000]/g;
+
+/**
+ * The number patterns over a copy with full-width characters folded to ASCII, one character
+ * for one (the number patterns keep a text's length): what they masked is masked in the
+ * original, every other character is kept as written.
+ */
+function maskWide(text: string): string {
+  const folded = text.replace(WIDE_ALL, (c) =>
+    c === '\u3000' ? ' ' : String.fromCharCode(c.charCodeAt(0) - 0xfee0),
+  );
+  const masked = maskNumbers(folded);
+  let out = '';
+  for (let i = 0; i < text.length; i++) out += masked[i] === folded[i] ? text[i] : masked[i];
+  return out;
+}
+
+/** The number patterns (each keeps the text's length: digits become `*`). */
+function maskNumbers(text: string): string {
   return text
-    .replace(EMAIL, maskEmail)
     .replace(RESIDENT_ID, (id) => keepLast(id, 4))
     .replace(CARD, (digits) => (luhnValid(digits) ? keepLast(digits, 4) : digits))
     .replace(CN_MOBILE, (phone) => keepLast(phone, 4))
@@ -138,12 +166,12 @@ export function mayHoldPii(text: string): boolean {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     // Literal codes (module constants cost a load and a check per character here).
-    if (c >= 48 && c <= 57) {
-      if (++digits >= 10) return true; // '0'…'9'
-    } else if (c === 64 || c === 43) {
-      return true; // '@', '+'
-    } else if (c !== 32 && c !== 45 && c !== 40 && c !== 41) {
-      digits = 0; // not ' ', '-', '(', ')'
+    if ((c >= 48 && c <= 57) || (c >= 0xff10 && c <= 0xff19)) {
+      if (++digits >= 10) return true; // '0'…'9', full-width too
+    } else if (c === 64 || c === 43 || c === 0xff0b) {
+      return true; // '@', '+', '＋'
+    } else if (c !== 32 && c !== 45 && c !== 40 && c !== 41 && c !== 0xff0d && c !== 0x3000) {
+      digits = 0; // not ' ', '-', '(', ')', '－', the ideographic space
     }
   }
   return false;

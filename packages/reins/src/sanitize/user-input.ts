@@ -77,13 +77,17 @@ export function neutralizeMarkers(text: string): CleanedText {
   if (!ANY_MARKER.test(text)) return { text, markers: CLEAN };
   const found: string[] = [];
   let out = text;
-  for (const marker of MARKERS) {
-    out = out.replace(marker.pattern, (match) => {
-      const name = typeof marker.name === 'string' ? marker.name : marker.name(match);
-      if (!found.includes(name)) found.push(name);
-      const at = marker.at(match);
-      return `${match.slice(0, at)}${ZWSP}${match.slice(at)}`;
-    });
+  // A run of brackets (`{{{`) keeps a whole marker after one pass (each match is split once, and
+  // the scan goes on after it): passes until none is left; two do for any run.
+  for (let pass = 0; pass < 4 && (pass === 0 || ANY_MARKER.test(out)); pass++) {
+    for (const marker of MARKERS) {
+      out = out.replace(marker.pattern, (match) => {
+        const name = typeof marker.name === 'string' ? marker.name : marker.name(match);
+        if (!found.includes(name)) found.push(name);
+        const at = marker.at(match);
+        return `${match.slice(0, at)}${ZWSP}${match.slice(at)}`;
+      });
+    }
   }
   return { text: out, markers: found };
 }

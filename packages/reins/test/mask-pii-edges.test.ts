@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { maskPii, maskPiiText } from 'reins';
 
-describe('review: PII masking', () => {
+describe('PII masking: numbers after letters or dashes, full-width digits, time zones (found in review)', () => {
   // Contract: 18-digit PRC resident ID numbers are masked (mask-pii.ts:2-3, docs/runtime.md:345
   // "18-digit ID numbers"), and "Numbers written straight after letters are still numbers"
   // (test/mask-pii.test.ts:15-16: `wx13812345678 card4111111111111111` are masked).

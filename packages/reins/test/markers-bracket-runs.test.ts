@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { neutralizeMarkers, userInputBlock } from 'reins';
 
-describe('review: input cleaning', () => {
+describe('input cleaning: runs of brackets (found in review)', () => {
   // Contract: template markers (`{{` `}}` …) get a zero-width space inside them, so "no template
   // engine ... sees the marker" (docs/runtime.md:320-326, user-input.ts:1-8). A triple mustache
   // (`{{{x}}}`, Handlebars' unescaped output) keeps a whole `{{` and `}}` after cleaning: the

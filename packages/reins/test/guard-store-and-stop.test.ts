@@ -13,7 +13,10 @@ import { actEnv } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-function counted(name: string, extra: { timeoutMs?: number; fail?: () => boolean; probe?: () => boolean } = {}) {
+function counted(
+  name: string,
+  extra: { timeoutMs?: number; fail?: () => boolean; probe?: () => boolean } = {},
+) {
   const seen = { runs: 0 };
   const tool = defineTool({
     name,
@@ -35,7 +38,7 @@ function counted(name: string, extra: { timeoutMs?: number; fail?: () => boolean
   return { tool, seen };
 }
 
-describe('review: tool guard with a shared breaker store', () => {
+describe('tool guard with a shared breaker store: stops and store failures (found in review)', () => {
   // Contract: per-tool timeout — "the tool's ctx.signal aborts; the observation is timeout /
   // TIMEOUT; the loop goes on" (docs/runtime.md:299), and executeAction "runs under its timeout"
   // and "never throws: every outcome is an Observation" (execute-action.ts:21-26).
