@@ -214,6 +214,7 @@ export function createReinsServer(options: ReinsServerOptions): ReinsServer {
       ? undefined
       : new SharedMode(options.shared, prefix, state, durable, options.shared.instanceId ?? deps.newId());
   shareState.shared = sharedMode;
+  if (sharedMode !== undefined) registry.countFollowersWith(sharedMode.bus.followers());
   const role: SharedRole | undefined = sharedMode?.role;
 
   const toolDrift =

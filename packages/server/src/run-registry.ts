@@ -40,6 +40,13 @@ export interface RunEntry {
   traceParent: TraceParent | undefined;
 }
 
+/** The clients following each run on every instance (the shared mode's, in Redis). */
+export interface FollowerCount {
+  joined(runId: string): void;
+  left(runId: string): void;
+  count(runId: string): Promise<number>;
+}
+
 export interface RunRegistryOptions {
   /** Finished runs kept for `GET /v1/runs/:id` and replay; default 1 000 (oldest dropped first). */
   readonly maxRetainedRuns?: number;
@@ -73,6 +80,7 @@ export class RunRegistry {
   readonly #maxRetained: number;
   readonly #retainMs: number;
   readonly #graceMs: number;
+  #followers: FollowerCount | undefined;
   readonly #now: () => number;
   readonly #feedTiming: FeedTiming;
 
@@ -199,6 +207,8 @@ export class RunRegistry {
    */
   attach(entry: RunEntry): (clientGone: boolean) => void {
     entry.clients++;
+    const followers = this.#followers;
+    followers?.joined(entry.runId);
     clearTimeout(entry.graceTimer);
     entry.graceTimer = undefined;
     let detached = false;
@@ -206,13 +216,33 @@ export class RunRegistry {
       if (detached) return;
       detached = true;
       entry.clients--;
+      followers?.left(entry.runId);
       if (!clientGone || entry.clients > 0 || !running(entry)) return;
-      if (this.#graceMs <= 0) return entry.cancel();
+      const alone = (): boolean => entry.clients === 0 && running(entry);
+      // Across instances (shared mode): only when no instance has a client left. A count that
+      // cannot be read falls back to this instance's own.
+      const cancel = (): void => {
+        if (followers === undefined) return entry.cancel();
+        followers.count(entry.runId).then(
+          (count) => {
+            if (count <= 0 && alone()) entry.cancel();
+          },
+          () => {
+            if (alone()) entry.cancel();
+          },
+        );
+      };
+      if (this.#graceMs <= 0) return cancel();
       entry.graceTimer = setTimeout(() => {
         entry.graceTimer = undefined;
-        if (entry.clients === 0 && running(entry)) entry.cancel();
+        if (alone()) cancel();
       }, this.#graceMs);
     };
+  }
+
+  /** Shared mode: clients are counted across instances too (see `attach`). */
+  countFollowersWith(followers: FollowerCount): void {
+    this.#followers = followers;
   }
 
   /** Cancels every run that has not ended, paused ones included (shutdown). */

@@ -47,8 +47,13 @@ export async function watchRun(
   // act id → tool name, for the observe events (they carry the act id, not the tool).
   const tools = new Map<string, string>();
   const { runsInFlight, runsPaused } = env.metrics;
-  runsInFlight.inc();
-  let paused = false;
+  // A run rebuilt at a pause (its history ends with `done {awaiting_…}`: an approval or an answer
+  // on a worker, a restart) is watched as paused: its hold has no slot yet, and the first event
+  // after the pause takes one (else an approved run went on without counting as running).
+  const last = fromSeq > 0 ? entry.events[fromSeq - 1] : undefined;
+  let paused = last?.type === 'done' && isPause(last.status);
+  if (paused) runsPaused.inc();
+  else runsInFlight.inc();
   let capped = false;
   try {
     // Through every pause to the end: the log goes on after a `done {awaiting_…}`.

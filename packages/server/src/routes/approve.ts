@@ -36,6 +36,14 @@ export function approveHandlers(s: ServerState) {
     // While paused the log ends with the pause's `done`: the continuation starts right after it.
     const from = entry.events.length;
     const decision = { by: principal, ...request };
+    if (
+      s.shared !== undefined &&
+      (entry.feed.phase !== 'paused' || entry.run.pendingApproval === undefined)
+    ) {
+      // Nothing waits for an approval here: no job (a worker holding the running run could not
+      // take it, and the caller waited for the reply timeout: a 503). As the embedded mode: 404.
+      throw new ApiError(404, 'NOT_FOUND', 'no approval is pending for this run');
+    }
     // Shared mode: the worker that takes the paused run answers it (a round trip over the queue).
     const answer =
       s.shared === undefined ? entry.run.approve(decision) : await s.shared.approve(entry, decision);

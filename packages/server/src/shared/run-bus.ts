@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import type { RunEvent } from 'reins';
+import type { FollowerCount } from '../run-registry.js';
 
 /** What one instance tells the others: a cancel for the worker holding a run. */
 export type ControlMessage = { readonly type: 'cancel'; readonly runId: string };
@@ -122,6 +123,26 @@ export class RunBus {
     );
   }
 
+  /**
+   * The clients following runs, counted across instances (`RunRegistry.attach`): a client that
+   * leaves one instance cancels its run only when no instance has one left. Kept a day at most
+   * (an instance that died with clients counted does not keep a run from ever being cancelled
+   * longer than that; its deadline ends it anyway).
+   */
+  followers(): FollowerCount {
+    const key = (runId: string): string => `${this.#prefix}run:${runId}:followers`;
+    const quiet = (): void => undefined;
+    return {
+      joined: (runId) => {
+        this.#pub.multi().incr(key(runId)).pexpire(key(runId), 86_400_000).exec().catch(quiet);
+      },
+      left: (runId) => {
+        this.#pub.decr(key(runId)).catch(quiet);
+      },
+      count: async (runId) => Number((await this.#pub.get(key(runId))) ?? 0),
+    };
+  }
+
   /** Both connections answer (for `/health`). */
   async ping(): Promise<void> {
     await Promise.all([this.#pub.ping(), this.#sub.ping()]);
@@ -138,11 +159,22 @@ export class RunBus {
   async #listen(channel: string, listener: Listener): Promise<() => void> {
     let subscribed = this.#listeners.get(channel);
     if (subscribed === undefined) {
-      subscribed = { set: new Set(), ready: this.#sub.subscribe(channel) };
+      const entry = { set: new Set<Listener>(), ready: this.#sub.subscribe(channel) };
+      // A subscribe that failed (Redis away) is forgotten: the next listener subscribes afresh,
+      // not to the same rejection for good.
+      entry.ready.catch(() => {
+        if (this.#listeners.get(channel) === entry) this.#listeners.delete(channel);
+      });
+      subscribed = entry;
       this.#listeners.set(channel, subscribed);
     }
     subscribed.set.add(listener);
-    await subscribed.ready; // a second listener of the channel waits for the same subscription
+    try {
+      await subscribed.ready; // a second listener of the channel waits for the same subscription
+    } catch (error) {
+      subscribed.set.delete(listener);
+      throw error;
+    }
     let done = false;
     return () => {
       if (done) return;

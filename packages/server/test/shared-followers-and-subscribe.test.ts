@@ -71,7 +71,7 @@ function redisProxy(port: number) {
   };
 }
 
-describe('review: shared-mode bus', () => {
+describe('shared mode: followers across instances, and a failed subscribe (found in review)', () => {
   // Contract: docs/scaling.md "Failures" — Redis unreachable: "no run can be queued or followed
   // live ... until it is back"; run-bus.ts:62-64 "the subscriber re-subscribes by itself after a
   // reconnect". RunBus.#listen (run-bus.ts:136-141) caches the channel's `subscribe` promise
@@ -90,17 +90,25 @@ describe('review: shared-mode bus', () => {
     await proxy.up(); // Redis back
     const deadline = Date.now() + 5_000;
     while (Date.now() < deadline) {
-      if (await bus.ping().then(() => true, () => false)) break;
+      if (
+        await bus.ping().then(
+          () => true,
+          () => false,
+        )
+      )
+        break;
       await new Promise((r) => setTimeout(r, 50));
     }
     await bus.ping(); // both connections answer again
     // Control: a channel never tried before subscribes fine now (Redis is really back).
     await expect(bus.onEvents('run-2', () => undefined)).resolves.toBeTypeOf('function');
     const heard: RunEvent[] = [];
-    const subscribed = await bus.onEvents('run-1', (e) => heard.push(e)).then(
-      () => 'subscribed',
-      (error: unknown) => `rejected: ${String(error)}`,
-    );
+    const subscribed = await bus
+      .onEvents('run-1', (e) => heard.push(e))
+      .then(
+        () => 'subscribed',
+        (error: unknown) => `rejected: ${String(error)}`,
+      );
     expect(subscribed).toBe('subscribed');
   }, 20_000);
 

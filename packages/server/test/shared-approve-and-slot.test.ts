@@ -51,7 +51,7 @@ async function storedStatus(store: RunStore, runId: string, wanted: string, ms =
   return status;
 }
 
-describe('review: shared-mode control', () => {
+describe('shared mode: an approval on a running run, and the slot after one (found in review)', () => {
   // Contract: approving a run that waits for no approval is the core's NOT_FOUND → 404
   // (packages/server/src/routes/approve.ts:56-60, README "Refusals ... NOT_FOUND 404 (no such
   // pending approval ...)"); docs/scaling.md: approvals are answered "as data" (NOT_FOUND...).
@@ -92,7 +92,9 @@ describe('review: shared-mode control', () => {
     await instance(c, 'worker', { quota });
     const paused = await postJson(`${a.url}/v1/runs`, { agent: 'shop', input: 'order milk' }, as('alice'));
     expect(paused.body.record).toMatchObject({ status: 'awaiting_approval' });
-    const approval = (paused.body.events as RunEvent[]).find((e): e is ApprovalEvent => e.type === 'approval');
+    const approval = (paused.body.events as RunEvent[]).find(
+      (e): e is ApprovalEvent => e.type === 'approval',
+    );
     if (approval === undefined) throw new Error('no approval');
     const stream = await openSse(`${a.url}/v1/runs/${approval.runId}/approve`, {
       body: { actId: approval.actId, inputHash: approval.inputHash, approve: true },
