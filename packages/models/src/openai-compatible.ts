@@ -205,6 +205,8 @@ async function readStream(
   const parts: string[] = [];
   // Tool calls arrive in pieces keyed by `index`: id and name first, arguments in fragments.
   const calls: { id?: string; name: string; args: string }[] = [];
+  /** A wire index whose call is in another slot (see below). */
+  const moved = new Map<number, number>();
   let reported: ChatCompletionChunk['usage'];
   let ended = false;
   for await (const parsed of sseJson(body)) {
@@ -236,7 +238,21 @@ async function readStream(
             : calls.length - 1;
       // An index is a position among this turn's calls; anything else is not a stream we can read.
       if (!Number.isInteger(index) || index < 0 || index >= MAX_TOOL_CALLS) return MALFORMED_STREAM;
-      const call = (calls[index] ??= { name: '', args: '' });
+      // Some servers number every parallel call 0: a new id at a taken index is a new call, and
+      // that index's later pieces continue it (their names and arguments were joined).
+      let slot = moved.get(index) ?? index;
+      const taken = calls[slot];
+      if (
+        typeof piece.id === 'string' &&
+        piece.id !== '' &&
+        taken?.id !== undefined &&
+        taken.id !== piece.id
+      ) {
+        slot = calls.length;
+        if (slot >= MAX_TOOL_CALLS) return MALFORMED_STREAM;
+        moved.set(index, slot);
+      }
+      const call = (calls[slot] ??= { name: '', args: '' });
       if (typeof piece.id === 'string' && piece.id !== '') call.id = piece.id;
       if (typeof piece.function?.name === 'string') call.name += piece.function.name;
       if (typeof piece.function?.arguments === 'string') call.args += piece.function.arguments;

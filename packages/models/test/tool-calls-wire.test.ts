@@ -139,6 +139,39 @@ describe('OpenAI-compatible native tool calls', () => {
     });
   });
 
+  // Found in review: some OpenAI-compatible servers number every parallel call 0. A new id at an
+  // index already taken was joined to that call (`get_aget_b`, `{…}{…}`); it is a call of its own.
+  it('parallel calls that all say index 0 are told apart by their ids', async () => {
+    provider = await fakeProvider((_r, res) => {
+      const events = [
+        chunk({
+          tool_calls: [
+            { index: 0, id: 'call_a', type: 'function', function: { name: 'get_a', arguments: '' } },
+          ],
+        }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"x":1}' } }] }),
+        chunk({
+          tool_calls: [
+            { index: 0, id: 'call_b', type: 'function', function: { name: 'get_b', arguments: '' } },
+          ],
+        }),
+        chunk({ tool_calls: [{ index: 0, function: { arguments: '{"y":2}' } }] }),
+        chunk({}, 'tool_calls'),
+      ];
+      writeCut(res, `${events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join('')}data: [DONE]\n\n`, []);
+    });
+    const result = await openAiCompatible({ model: 'm', baseURL: provider.baseURL, stream: true }).call(
+      request(),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      toolCalls: [
+        { id: 'call_a', name: 'get_a', arguments: '{"x":1}' },
+        { id: 'call_b', name: 'get_b', arguments: '{"y":2}' },
+      ],
+    });
+  });
+
   it('a tool-call index far out of range is a malformed stream, not a huge array', async () => {
     provider = await fakeProvider((_r, res) => {
       const bad = chunk({ tool_calls: [{ index: 1e9, id: 'x', function: { name: 'get_weather' } }] });
