@@ -253,7 +253,7 @@ async function readStream(
 ): Promise<ModelResult> {
   const parts: string[] = [];
   // tool_use blocks by index: id and name at content_block_start, input as JSON fragments.
-  const uses: { id?: string; name: string; json: string }[] = [];
+  const uses: { id?: string; name: string; json: string; start?: Record<string, unknown> }[] = [];
   let inputTokens: number | undefined;
   let outputTokens: number | undefined;
   let ended = false;
@@ -265,11 +265,18 @@ async function readStream(
     if (event.type === 'message_start') inputTokens = event.message?.usage?.input_tokens;
     else if (event.type === 'content_block_start' && event.content_block?.type === 'tool_use') {
       if (!blockIndex) return MALFORMED_STREAM;
-      const { id, name } = event.content_block;
+      const { id, name, input } = event.content_block;
+      // The API starts a tool_use with `input: {}` and streams it; some gateways send it whole
+      // here and no delta: kept, used when no fragment follows.
+      const whole =
+        input !== null && typeof input === 'object' && !Array.isArray(input) && Object.keys(input).length > 0
+          ? { start: input as Record<string, unknown> }
+          : {};
       uses[index] = {
         ...(typeof id === 'string' ? { id } : {}),
         name: typeof name === 'string' ? name : '',
         json: '',
+        ...whole,
       };
     } else if (event.type === 'content_block_delta' && event.delta?.type === 'input_json_delta') {
       const use = blockIndex ? uses[index] : undefined;
@@ -293,7 +300,14 @@ async function readStream(
   const text = parts.join('');
   const toolCalls = toolUses(
     Array.from(uses, (use) =>
-      use === undefined ? undefined : { type: 'tool_use', id: use.id, name: use.name, input: use.json },
+      use === undefined
+        ? undefined
+        : {
+            type: 'tool_use',
+            id: use.id,
+            name: use.name,
+            input: use.json === '' && use.start !== undefined ? use.start : use.json,
+          },
     ),
   );
   const usage = {

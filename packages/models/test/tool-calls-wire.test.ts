@@ -289,6 +289,50 @@ describe('Anthropic native tool calls', () => {
     ]);
   });
 
+  // Found in review: an Anthropic-compatible gateway that sends a tool_use's input whole in its
+  // content_block_start (and no input_json_delta) had it dropped: the tool ran with `{}`.
+  it('a tool_use whose input comes whole in content_block_start keeps it', async () => {
+    provider = await fakeProvider((_r, res) => {
+      const events: [string, unknown][] = [
+        [
+          'message_start',
+          { type: 'message_start', message: { usage: { input_tokens: 5, output_tokens: 1 } } },
+        ],
+        [
+          'content_block_start',
+          {
+            type: 'content_block_start',
+            index: 0,
+            content_block: {
+              type: 'tool_use',
+              id: 'toolu_09',
+              name: 'get_weather',
+              input: { city: 'Xi’an' },
+            },
+          },
+        ],
+        ['content_block_stop', { type: 'content_block_stop', index: 0 }],
+        [
+          'message_delta',
+          { type: 'message_delta', delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 3 } },
+        ],
+        ['message_stop', { type: 'message_stop' }],
+      ];
+      writeCut(
+        res,
+        events.map(([name, data]) => `event: ${name}\ndata: ${JSON.stringify(data)}\n\n`).join(''),
+        [],
+      );
+    });
+    const result = await anthropic({ model: 'c', apiKey: 'k', baseURL: baseURL(), stream: true }).call(
+      request(),
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      toolCalls: [{ id: 'toolu_09', name: 'get_weather', arguments: { city: 'Xi’an' } }],
+    });
+  });
+
   it('streams input_json_delta fragments split across chunks into each tool_use', async () => {
     provider = await fakeProvider((_r, res) => {
       const events: [string, unknown][] = [
