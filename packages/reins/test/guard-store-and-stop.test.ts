@@ -6,9 +6,11 @@ import {
   defineTool,
   executeAction,
   memoryBreakerStore,
+  runAgent,
   type BreakerState,
   type BreakerStore,
 } from 'reins';
+import { scriptModel } from 'reins/testing';
 import { actEnv } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -115,5 +117,41 @@ describe('tool guard with a shared breaker store: stops and store failures (foun
     dep.up = true;
     await sleep(600); // openMs 50: many probe periods
     expect(policies.guardFor(tool).breakerState).toBe('closed');
+  });
+});
+
+// Found in review: a result whose `then` getter throws (a proxy) was looked at outside the
+// tool's try, so the throw ended the whole run as an error instead of failing the one call.
+describe('a tool result whose then getter throws', () => {
+  it('is that call failing (INTERNAL), and the run goes on to its answer', async () => {
+    const odd = defineTool({
+      name: 'odd',
+      description: 'Returns an odd object.',
+      input: z.object({}),
+      output: z.unknown(),
+      readOnly: true,
+      run: () =>
+        new Proxy(
+          {},
+          {
+            get(_target, key) {
+              if (key === 'then') throw new Error('no then here');
+              return undefined;
+            },
+          },
+        ),
+    });
+    const run = runAgent({
+      query: 'q',
+      model: scriptModel([
+        JSON.stringify({ thought: 't', action: 'odd', input: {} }),
+        JSON.stringify({ thought: 't', final: 'done' }),
+      ]),
+      tools: [odd],
+    });
+    const record = await run.result;
+    expect(record.status).toBe('success');
+    const observe = record.steps.find((s) => s.phase === 'observe');
+    expect(observe?.detail).toMatchObject({ observation: { status: 'error', error: { code: 'INTERNAL' } } });
   });
 });

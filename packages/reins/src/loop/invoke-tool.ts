@@ -185,13 +185,13 @@ export function invokeTool(
 
 /** One call of the tool: its synchronous outcome, or the pending promise it returned. */
 function callTool(tool: AnyTool, input: unknown, ctx: ActContext): Invocation | PromiseLike<unknown> {
-  let value: unknown;
   try {
-    value = tool.run(input, ctx);
+    const value: unknown = tool.run(input, ctx);
+    // Inside the try: a result whose `then` getter throws is the tool's failure too.
+    return isThenable(value) ? value : { ok: true, output: value };
   } catch (thrown) {
     return failedWith(thrown, tool);
   }
-  return isThenable(value) ? value : { ok: true, output: value };
 }
 
 /**
