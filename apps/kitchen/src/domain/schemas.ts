@@ -128,7 +128,11 @@ export const dietaryNoteInput = z.strictObject({
   note: z.string().trim().max(200).nullable().default(null),
 });
 
-export const loginInput = z.strictObject({ username: z.string().max(64), password: z.string().max(256) });
+/** The username trimmed and lower-cased, as an invitation takes it (usernames are lower case by rule). */
+export const loginInput = z.strictObject({
+  username: z.string().max(64).trim().toLowerCase(),
+  password: z.string().max(256),
+});
 const USERNAME = /^[a-z0-9_.-]{2,32}$/;
 const USERNAME_RULE = 'use 2-32 of a-z, 0-9, _ . -';
 export const usernameSchema = z.string().regex(USERNAME, USERNAME_RULE);
