@@ -1,55 +1,9 @@
-import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import { memoryRunStore, type ApprovalEvent, type Model, type RunEvent, type RunStore } from 'reins';
-import { scriptModel } from 'reins/testing';
-import type { SharedRole } from '../src/index.js';
-import { act, as, final, openSse, orderTool, postJson, start, type Started } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import type { ApprovalEvent, RunEvent } from 'reins';
+import { act, as, final, openSse, postJson } from './helpers.js';
+import { cluster, sharedInstances, storedStatus } from './shared-cluster.js';
 
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-
-const started: Started[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0).reverse()) await s.close().catch(() => undefined);
-});
-
-type Cluster = { store: RunStore; prefix: string; model: Model; placed: string[] };
-
-function cluster(replies: Parameters<typeof scriptModel>[0]): Cluster {
-  return {
-    store: memoryRunStore(),
-    prefix: `reins-test-${randomUUID().slice(0, 8)}:`,
-    model: scriptModel(replies),
-    placed: [] as string[],
-  };
-}
-
-async function instance(
-  c: Cluster,
-  role: SharedRole,
-  extra: { lockMs?: number; replyTimeoutMs?: number; quota?: Record<string, number> } = {},
-): Promise<Started> {
-  const { quota, ...shared } = extra;
-  const one = await start({
-    agents: { shop: { model: c.model, tools: [orderTool(c.placed)] } },
-    durable: { store: c.store },
-    redisPrefix: c.prefix,
-    ...(quota === undefined ? {} : { quota }),
-    shared: { role, redisUrl: REDIS_URL, lockMs: 2_000, ...shared },
-  });
-  started.push(one);
-  await one.server.recover();
-  return one;
-}
-
-async function storedStatus(store: RunStore, runId: string, wanted: string, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  let status = (await store.load(runId))?.run.status;
-  while (status !== wanted && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 25));
-    status = (await store.load(runId))?.run.status;
-  }
-  return status;
-}
+const { instance } = sharedInstances({ quietClose: true });
 
 describe('shared mode: an approval on a running run, and the slot after one (found in review)', () => {
   // Contract: approving a run that waits for no approval is the core's NOT_FOUND → 404

@@ -1,43 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { memoryRunStore, type Model, type RunEvent, type RunStore } from 'reins';
-import { scriptModel } from 'reins/testing';
-import type { SharedRole } from '../src/index.js';
+import type { RunEvent } from 'reins';
 import { RunBus } from '../src/shared/run-bus.js';
-import { as, final, openSse, orderTool, start, type Started } from './helpers.js';
+import { as, final, openSse } from './helpers.js';
+import { cluster, sharedInstances } from './shared-cluster.js';
 
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-
-const started: Started[] = [];
+const { instance } = sharedInstances({ quietClose: true });
 const cleanups: (() => void)[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0).reverse()) await s.close().catch(() => undefined);
+afterEach(() => {
   for (const f of cleanups.splice(0)) f();
 });
-
-type Cluster = { store: RunStore; prefix: string; model: Model; placed: string[] };
-
-function cluster(replies: Parameters<typeof scriptModel>[0]): Cluster {
-  return {
-    store: memoryRunStore(),
-    prefix: `reins-test-${randomUUID().slice(0, 8)}:`,
-    model: scriptModel(replies),
-    placed: [] as string[],
-  };
-}
-
-async function instance(c: Cluster, role: SharedRole): Promise<Started> {
-  const one = await start({
-    agents: { shop: { model: c.model, tools: [orderTool(c.placed)] } },
-    durable: { store: c.store },
-    redisPrefix: c.prefix,
-    shared: { role, redisUrl: REDIS_URL, lockMs: 2_000 },
-  });
-  started.push(one);
-  await one.server.recover();
-  return one;
-}
 
 /** A free TCP port on loopback. */
 async function freePort(): Promise<number> {

@@ -1,71 +1,15 @@
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
-import {
-  buildRunRecord,
-  memoryRunStore,
-  type ApprovalEvent,
-  type Model,
-  type RunEvent,
-  type RunStore,
-} from 'reins';
+import { describe, expect, it } from 'vitest';
+import { buildRunRecord, memoryRunStore, type ApprovalEvent, type RunEvent, type RunStore } from 'reins';
 import { scriptModel } from 'reins/testing';
 import type { SharedRole } from '../src/index.js';
 import { RemoteRun } from '../src/shared/remote-run.js';
 import type { RunBus } from '../src/shared/run-bus.js';
-import { act, as, final, openSse, orderTool, postJson, shape, start, type Started } from './helpers.js';
+import { act, as, final, openSse, postJson, shape, start } from './helpers.js';
 import { claimsAgent } from './claims-agent.js';
+import { cluster, REDIS_URL, sharedInstances, storedStatus } from './shared-cluster.js';
 
-// The shared mode on this machine's Redis (CI starts it; a missing Redis fails these tests).
-const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-
-const started: Started[] = [];
-afterEach(async () => {
-  for (const s of started.splice(0).reverse()) await s.close();
-});
-
-/** One instance of a cluster: every instance of a test shares the store, the Redis prefix and the model. */
-async function instance(
-  cluster: { store: RunStore; prefix: string; model: Model; placed: string[] },
-  role: SharedRole,
-  extra: { lockMs?: number; drainGraceMs?: number; concurrency?: number; approvalTtlMs?: number } = {},
-): Promise<Started> {
-  const { approvalTtlMs, ...shared } = extra;
-  const one = await start({
-    agents: {
-      shop: {
-        model: cluster.model,
-        tools: [orderTool(cluster.placed)],
-        ...(approvalTtlMs === undefined ? {} : { limits: { approvalTtlMs } }),
-      },
-    },
-    durable: { store: cluster.store },
-    redisPrefix: cluster.prefix,
-    shared: { role, redisUrl: REDIS_URL, lockMs: shared.lockMs ?? 2_000, ...shared },
-  });
-  started.push(one);
-  await one.server.recover();
-  return one;
-}
-
-function cluster(replies: Parameters<typeof scriptModel>[0]) {
-  return {
-    store: memoryRunStore(),
-    prefix: `reins-test-${randomUUID().slice(0, 8)}:`,
-    model: scriptModel(replies),
-    placed: [] as string[],
-  };
-}
-
-/** The run's stored status once it is `wanted`, or the last one read after `ms`. */
-async function storedStatus(store: RunStore, runId: string, wanted: string, ms = 5_000) {
-  const deadline = Date.now() + ms;
-  let status = (await store.load(runId))?.run.status;
-  while (status !== wanted && Date.now() < deadline) {
-    await new Promise((r) => setTimeout(r, 20));
-    status = (await store.load(runId))?.run.status;
-  }
-  return status;
-}
+const { started, instance } = sharedInstances();
 
 describe('shared mode: API instances queue runs, workers execute them', () => {
   it('a run started on A is executed by a worker and streamed from A and, with Last-Event-ID, from B', async () => {
