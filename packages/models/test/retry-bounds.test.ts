@@ -124,3 +124,29 @@ describe('withFallback keeps the wait a failing fallback asked for', () => {
     expect(!result.ok && (result.error as { retryAfterMs?: number }).retryAfterMs).toBe(1_500);
   });
 });
+
+// The same for a fallback: what the primary streamed before it failed is not streamed again.
+describe('withFallback and streamed text', () => {
+  it('the deltas a listener receives add up to the answer, once', async () => {
+    const answer = '{"thought":"t","final":"x"}';
+    const primary: Model = {
+      name: 'primary',
+      call: async (r) => {
+        r.onDelta?.(answer.slice(0, 6));
+        return unavailable;
+      },
+    };
+    const backup: Model = {
+      name: 'backup',
+      call: async (r) => {
+        r.onDelta?.(answer.slice(0, 10));
+        r.onDelta?.(answer.slice(10));
+        return { ok: true, text: answer, usage: { inputTokens: 1, outputTokens: 1 } };
+      },
+    };
+    const deltas: string[] = [];
+    const result = await withFallback(primary, backup).call(request({ onDelta: (d) => deltas.push(d) }));
+    expect(result.ok).toBe(true);
+    expect(deltas.join('')).toBe(answer);
+  });
+});
