@@ -250,6 +250,12 @@ const MUTANTS = [
     'if (env.deps.now() + backoff.duration >= endsAt) break;',
     '',
   ],
+  [
+    'an abandoned call frees its place in the concurrency cap',
+    `${loop}invoke-tool.ts`,
+    'act.stopped === undefined ? undefined : running;',
+    'undefined;',
+  ],
   ['fallback never used', `${loop}execute-action.ts`, '    tool.fallback === undefined ||', '    true ||'],
   [
     'another tenant’s row distinguishable from none',

@@ -60,7 +60,11 @@ export interface ToolPolicy {
    * `false` turns the breaker off.
    */
   readonly breaker?: false | BreakerPolicy;
-  /** Calls of this tool running at the same time, across runs; more are refused (`RATE_LIMITED`). Default: no cap. */
+  /**
+   * Calls of this tool running at the same time, across runs; more are refused (`RATE_LIMITED`).
+   * A call abandoned at its timeout or a cancel counts until its promise settles (it is still
+   * running): a tool that ignores `ctx.signal` and never settles keeps its place. Default: no cap.
+   */
   readonly concurrency?: number;
 }
 

@@ -223,10 +223,18 @@ async function runAttempts(
   });
   // A stop while the guard was admitting the call (a shared breaker's store, cockatiel loading):
   // the tool is not started.
-  const attempt = (): Promise<Invocation> =>
-    act.stopped !== undefined
-      ? Promise.resolve(stoppedBy(act.stopped.reason, tool, timeoutMs))
-      : settle(callTool(tool, input, ctx), act, tool, timeoutMs);
+  // The tool's own promise of the attempt in progress: an attempt the act stopped waiting for
+  // (a timeout, a cancel) may still run, and keeps its place in the tool's concurrency cap
+  // until it ends. Not stopped, the attempt has ended when its outcome is in.
+  let running: PromiseLike<unknown> | undefined;
+  const stillRunning = (): PromiseLike<unknown> | undefined =>
+    act.stopped === undefined ? undefined : running;
+  const attempt = (): Promise<Invocation> => {
+    if (act.stopped !== undefined) return Promise.resolve(stoppedBy(act.stopped.reason, tool, timeoutMs));
+    const called = callTool(tool, input, ctx);
+    if (isThenable(called)) running = called;
+    return settle(called, act, tool, timeoutMs);
+  };
   let backoff: IBackoff<unknown> | undefined;
   let result: Invocation;
   let attempts = 0;
@@ -237,7 +245,8 @@ async function runAttempts(
         first = undefined;
         if (!result.ok) guard.recordDirectFailure(result);
       } else {
-        result = await guarded(guard.run(attempt, refused), act, tool, timeoutMs);
+        running = undefined;
+        result = await guarded(guard.run(attempt, refused, stillRunning), act, tool, timeoutMs);
       }
       attempts++;
       if (result.ok || act.stopped !== undefined || result.status === 'rejected') break;

@@ -172,21 +172,34 @@ export class ToolGuard {
 
   /**
    * Runs one attempt through the concurrency cap and the breaker. An open breaker or a full
-   * cap refuses without calling `attempt`, as data.
+   * cap refuses without calling `attempt`, as data. `stillRunning`, asked once the attempt
+   * has an outcome: the tool's own promise when the act stopped waiting for it (a timeout, a
+   * cancel) — the call keeps its place in the cap until that settles, as it is still running.
    */
   async run<T extends AttemptResult>(
     attempt: () => T | Promise<T>,
     refused: (code: ErrorCode, why: string) => T,
+    stillRunning?: () => PromiseLike<unknown> | undefined,
   ): Promise<T> {
     const ready = this.#ready();
     if (ready !== undefined) await ready;
     const cockatiel = this.#cockatiel;
     const shared = this.#shared;
+    const bulkhead = this.#bulkhead;
+    /** Inside the cap: the attempt, then the wait for an abandoned call to end. */
+    const inCap = async (guarded: () => Promise<T>): Promise<T> => {
+      try {
+        return await guarded();
+      } finally {
+        const running = stillRunning?.();
+        if (running !== undefined) await Promise.resolve(running).then(ignore, ignore);
+      }
+    };
     if (shared !== undefined) {
       const guarded = () => shared.run(attempt, refused);
-      if (this.#bulkhead === undefined) return guarded();
+      if (bulkhead === undefined) return guarded();
       try {
-        return await this.#bulkhead.execute(guarded);
+        return await bulkhead.execute(() => inCap(guarded));
       } catch (thrown) {
         if (cockatiel === undefined || !(thrown instanceof cockatiel.BulkheadRejectedError)) throw thrown;
         return refused('RATE_LIMITED', `${this.tool} is already running ${this.policy.concurrency} calls`);
@@ -202,9 +215,9 @@ export class ToolGuard {
       if (breaker.state === cockatiel?.CircuitState.HalfOpen) return { ...result, probeCut: true };
       throw new NoVerdict(result);
     };
-    const guarded = breaker === undefined ? attempt : () => breaker.execute(judged);
+    const guarded = breaker === undefined ? async () => attempt() : () => breaker.execute(judged);
     try {
-      return this.#bulkhead === undefined ? await guarded() : await this.#bulkhead.execute(guarded);
+      return bulkhead === undefined ? await guarded() : await bulkhead.execute(() => inCap(guarded));
     } catch (thrown) {
       if (thrown instanceof NoVerdict) return thrown.result as T;
       if (cockatiel === undefined) throw thrown;
@@ -236,6 +249,8 @@ export class ToolGuard {
     void this.#breaker.execute(() => result).catch(() => undefined);
   }
 }
+
+const ignore = (): void => undefined;
 
 /** Carries an attempt the breaker must not judge past cockatiel (an error it does not handle). */
 class NoVerdict extends Error {
