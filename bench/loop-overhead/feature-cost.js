@@ -17,8 +17,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync }
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { z } from 'zod';
-import { expectedAnswer, handLoop, QUERY, scriptFor, TOOLS } from './workload.js';
+import { ADD_TOOL, expectedAnswer, handLoop, QUERY, scriptFor, TOOLS } from './workload.js';
 
 const K = 3;
 const IN_FLIGHT = 100;
@@ -106,14 +105,7 @@ function median(values) {
 async function loader(build) {
   /** @type {typeof import('reins')} */
   const reins = await import(pathToFileURL(join(build, 'index.js')).href);
-  const add = reins.defineTool({
-    name: 'add',
-    description: 'Add two numbers.',
-    input: z.object({ a: z.number(), b: z.number() }),
-    output: z.object({ sum: z.number() }),
-    readOnly: true,
-    run: ({ a, b }) => ({ sum: a + b }),
-  });
+  const add = reins.defineTool(ADD_TOOL);
   const one = async (/** @type {import('reins').Model} */ model) => {
     const record = await reins.runAgent({ query: QUERY, model, tools: [add], limits: { maxSteps: K } })
       .result;

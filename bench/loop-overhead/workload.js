@@ -21,16 +21,22 @@ import { ANONYMOUS, defineTool, runAgent, scriptModel } from 'reins';
 
 export const QUERY = 'Add up the numbers 1 … K-1, one tool call per step.';
 
-/** The one small tool: add with a zod input and output. Counts its calls (for the test). */
-export const addTool = defineTool({
+/** What the one small tool is (for `defineTool` of any build of reins: see feature-cost.js). */
+export const ADD_TOOL = {
   name: 'add',
   description: 'Add two numbers.',
   input: z.object({ a: z.number(), b: z.number() }),
   output: z.object({ sum: z.number() }),
   readOnly: true,
-  run: ({ a, b }) => {
+  run: (/** @type {{ a: number, b: number }} */ { a, b }) => ({ sum: a + b }),
+};
+
+/** The one small tool: add with a zod input and output. Counts its calls (for the test). */
+export const addTool = defineTool({
+  ...ADD_TOOL,
+  run: (input) => {
     addCalls.count++;
-    return { sum: a + b };
+    return ADD_TOOL.run(input);
   },
 });
 export const addCalls = { count: 0 };
