@@ -245,6 +245,34 @@ describe('concurrency cap', () => {
     },
   );
 
+  // Found in review: the cap's wait called `then` a second time on what the tool returned, and
+  // a lazy thenable (a query builder such as drizzle's or knex's) runs its query at each `then`.
+  it('an abandoned lazy thenable runs once: the cap waits on the same promise', async () => {
+    let executions = 0;
+    const lazyQuery = (): PromiseLike<{ ok: boolean }> => ({
+      then: (onOk, onErr) =>
+        (async () => {
+          executions++;
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          return { ok: true };
+        })().then(onOk, onErr),
+    });
+    const query = defineTool({
+      name: 'query',
+      description: 'returns a lazy query',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      readOnly: true,
+      timeoutMs: 10,
+      policy: { concurrency: 1, retries: 0, breaker: false },
+      run: () => lazyQuery() as Promise<{ ok: boolean }>,
+    });
+    const env = envFor([query], createToolPolicies());
+    expect((await call(env, 'query')).status).toBe('timeout');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(executions).toBe(1);
+  });
+
   it('a tool that honours its signal frees its place when stopped', async () => {
     const policies = createToolPolicies();
     const polite = defineTool({

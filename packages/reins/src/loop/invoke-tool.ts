@@ -232,8 +232,11 @@ async function runAttempts(
   const attempt = (): Promise<Invocation> => {
     if (act.stopped !== undefined) return Promise.resolve(stoppedBy(act.stopped.reason, tool, timeoutMs));
     const called = callTool(tool, input, ctx);
-    if (isThenable(called)) running = called;
-    return settle(called, act, tool, timeoutMs);
+    if (!isThenable(called)) return settle(called, act, tool, timeoutMs);
+    // Adopted once: a lazy thenable (a query builder) runs its work at each `then`.
+    const pending = Promise.resolve(called);
+    running = pending;
+    return settle(pending, act, tool, timeoutMs);
   };
   let backoff: IBackoff<unknown> | undefined;
   let result: Invocation;
