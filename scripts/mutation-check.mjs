@@ -253,7 +253,7 @@ const MUTANTS = [
   [
     'an abandoned call frees its place in the concurrency cap',
     `${loop}invoke-tool.ts`,
-    'act.stopped === undefined ? undefined : running;',
+    '(act.stopped === undefined ? undefined : running);',
     'undefined;',
   ],
   ['fallback never used', `${loop}execute-action.ts`, '    tool.fallback === undefined ||', '    true ||'],

@@ -225,10 +225,10 @@ async function runAttempts(
   // the tool is not started.
   // The tool's own promise of the attempt in progress: an attempt the act stopped waiting for
   // (a timeout, a cancel) may still run, and keeps its place in the tool's concurrency cap
-  // until it ends. Not stopped, the attempt has ended when its outcome is in.
-  let running: PromiseLike<unknown> | undefined;
-  const stillRunning = (): PromiseLike<unknown> | undefined =>
-    act.stopped === undefined ? undefined : running;
+  // until it ends. Not stopped, the attempt has ended when its outcome is in (and an earlier
+  // attempt's promise, settled, holds nothing).
+  let running: Promise<unknown> | undefined;
+  const stillRunning = (): Promise<unknown> | undefined => (act.stopped === undefined ? undefined : running);
   const attempt = (): Promise<Invocation> => {
     if (act.stopped !== undefined) return Promise.resolve(stoppedBy(act.stopped.reason, tool, timeoutMs));
     const called = callTool(tool, input, ctx);
@@ -248,7 +248,6 @@ async function runAttempts(
         first = undefined;
         if (!result.ok) guard.recordDirectFailure(result);
       } else {
-        running = undefined;
         result = await guarded(guard.run(attempt, refused, stillRunning), act, tool, timeoutMs);
       }
       attempts++;

@@ -179,7 +179,7 @@ export class ToolGuard {
   async run<T extends AttemptResult>(
     attempt: () => T | Promise<T>,
     refused: (code: ErrorCode, why: string) => T,
-    stillRunning?: () => PromiseLike<unknown> | undefined,
+    stillRunning?: () => Promise<unknown> | undefined,
   ): Promise<T> {
     const ready = this.#ready();
     if (ready !== undefined) await ready;
@@ -192,7 +192,7 @@ export class ToolGuard {
         return await guarded();
       } finally {
         const running = stillRunning?.();
-        if (running !== undefined) await Promise.resolve(running).then(ignore, ignore);
+        if (running !== undefined) await running.catch(() => undefined);
       }
     };
     if (shared !== undefined) {
@@ -249,8 +249,6 @@ export class ToolGuard {
     void this.#breaker.execute(() => result).catch(() => undefined);
   }
 }
-
-const ignore = (): void => undefined;
 
 /** Carries an attempt the breaker must not judge past cockatiel (an error it does not handle). */
 class NoVerdict extends Error {
