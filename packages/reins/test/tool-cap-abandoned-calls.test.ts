@@ -1,5 +1,6 @@
-// Written in review of the concurrency cap's hold on abandoned calls (a call stopped at its
-// timeout or a cancel keeps its place until the tool's promise settles): the paths around it.
+// The concurrency cap counts calls running at the same time: a call abandoned at its timeout
+// or a cancel keeps its place until the tool's own promise settles (found in review: it freed
+// its place at once, so against a hung dependency every timeout let one more call start).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -59,7 +60,32 @@ function gated(breaker: false | undefined, retries = 0, timeoutMs = 20) {
   return { tool, gates, state };
 }
 
+/** A capped tool, and one call of it abandoned at its timeout while the tool still runs. */
+async function abandonedCall(breaker: false | undefined, make: () => ReturnType<typeof createToolPolicies>) {
+  const capped = gated(breaker);
+  const env = actEnv([capped.tool], make());
+  capped.state.script.push('hang');
+  expect((await call(env, 'gated')).status).toBe('timeout');
+  return { ...capped, env };
+}
+
 describe('cap held by an abandoned call', () => {
+  it.each(makers)(
+    'a call abandoned at its timeout keeps its place until the tool settles (%s)',
+    async (_, breaker, make) => {
+      const { env, gates, state } = await abandonedCall(breaker, make);
+      await tick(5); // anything the timeout settles has settled
+      const second = await call(env, 'gated');
+      expect(second.status).toBe('rejected');
+      expect(second.error?.code).toBe('RATE_LIMITED');
+      expect(state.started).toBe(1); // not made
+      gates[0]!.release(); // the abandoned call ends: its place is free again
+      await tick(5);
+      expect(await call(env, 'gated')).toMatchObject({ status: 'ok', result: { ok: true } });
+      expect(state.started).toBe(2);
+    },
+  );
+
   it.each(makers)(
     'run cancel (not timeout) holds the slot until the tool settles (%s)',
     async (_, breaker, make) => {
@@ -103,11 +129,7 @@ describe('cap held by an abandoned call', () => {
   it.each(makers)(
     'abandoned tool rejecting later: no unhandled rejection, slot freed (%s)',
     async (_, breaker, make) => {
-      const { tool, gates, state } = gated(breaker);
-      const policies = make();
-      const env = actEnv([tool], policies);
-      state.script.push('hang');
-      expect((await call(env, 'gated')).status).toBe('timeout');
+      const { env, gates } = await abandonedCall(breaker, make);
       gates[0]!.fail();
       await tick(10);
       expect(unhandled).toEqual([]);
@@ -118,11 +140,7 @@ describe('cap held by an abandoned call', () => {
   it.each(makers)(
     "a refused call (cap full) does not release the holder's slot (%s)",
     async (_, breaker, make) => {
-      const { tool, gates, state } = gated(breaker);
-      const policies = make();
-      const env = actEnv([tool], policies);
-      state.script.push('hang');
-      expect((await call(env, 'gated')).status).toBe('timeout');
+      const { env, gates, state } = await abandonedCall(breaker, make);
       for (let i = 0; i < 3; i++) expect((await call(env, 'gated')).error?.code).toBe('RATE_LIMITED');
       gates[0]!.release();
       await tick(5);
@@ -134,4 +152,57 @@ describe('cap held by an abandoned call', () => {
       expect(await call(env, 'gated')).toMatchObject({ status: 'ok' });
     },
   );
+
+  // Found in review: the cap's wait called `then` a second time on what the tool returned, and
+  // a lazy thenable (a query builder such as drizzle's or knex's) runs its query at each `then`.
+  it('an abandoned lazy thenable runs once: the cap waits on the same promise', async () => {
+    let executions = 0;
+    const lazyQuery = (): PromiseLike<{ ok: boolean }> => ({
+      then: (onOk, onErr) =>
+        (async () => {
+          executions++;
+          await new Promise((resolve) => setTimeout(resolve, 30));
+          return { ok: true };
+        })().then(onOk, onErr),
+    });
+    const query = defineTool({
+      name: 'query',
+      description: 'returns a lazy query',
+      input: z.object({}),
+      output: z.object({ ok: z.boolean() }),
+      readOnly: true,
+      timeoutMs: 10,
+      policy: { concurrency: 1, retries: 0, breaker: false },
+      run: () => lazyQuery() as Promise<{ ok: boolean }>,
+    });
+    const env = actEnv([query], createToolPolicies());
+    expect((await call(env, 'query')).status).toBe('timeout');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(executions).toBe(1);
+  });
+
+  it('a tool that honours its signal frees its place when stopped', async () => {
+    const policies = createToolPolicies();
+    const polite = defineTool({
+      name: 'polite',
+      description: 'stops when its signal aborts',
+      input: z.object({ wait: z.boolean() }),
+      output: z.object({ ok: z.boolean() }),
+      readOnly: true,
+      timeoutMs: 20,
+      policy: { concurrency: 1, retries: 0, breaker: false },
+      run: async ({ wait }, ctx) => {
+        if (wait) {
+          await new Promise((_, reject) =>
+            ctx.signal.addEventListener('abort', () => reject(new Error('aborted')), { once: true }),
+          );
+        }
+        return { ok: true };
+      },
+    });
+    const env = actEnv([polite], policies);
+    expect((await call(env, 'polite', { wait: true })).status).toBe('timeout');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(await call(env, 'polite', { wait: false })).toMatchObject({ status: 'ok' });
+  });
 });
